@@ -188,7 +188,7 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
                       f"({bare - plt:+.1f}), checked pointer loaded on first use {checked:.1f} ({checked - plt:+.1f}), "
                       f"cubind's inline form {inline:.1f}"))
     result.append(Row("(b) the same through the out-of-line wrapper (what an FFI calls)",
-                      f"+{cubind - plt:.1f} instructions", "≤ +8 (floor 9: see below)", cubind - plt <= 8,
+                      f"+{cubind - plt:.1f} instructions", "≤ +8", cubind - plt <= 8,
                       f"cubind {cubind:.1f} per call"))
     fail_direct, fail_cubind, fail_inline, fail_handler = (
         per_call(counts, f"bench_{n}") for n in ("fail_direct", "fail_cubind", "fail_cubind_inline", "fail_handler"))
@@ -281,17 +281,19 @@ CANDIDATES = 32, once, in an earlier session), the heuristic still offers 8, and
 
 HOT_PATH_WRAPPER = "cubind_cublas_get_pointer_mode"
 
-FLOOR_NOTE = """Row (b) through the out-of-line wrapper, its floor. What the wrapper adds to a direct call is its own instructions up to the `ret`
-(the program reaches it through the same PLT as a direct call). Each is owed to a promise:
-loading the cached symbol, testing it and branching (lazy, per-symbol resolution: 3); calling the
-callee and returning to the program, since control must come back to see the status (2); testing the
-status and branching (the error record and the handler: 2); keeping the stack aligned to 16 bytes
-around the call, as the psABI requires (2). That is 9. Eight needs `cmpq $0, slot(%rip)` then
-`call *slot(%rip)`, the load fused with the test: gcc and clang emit that only for a plain load,
-and a plain load of a slot another thread may be filling is a data race, undefined in C11; neither
-fuses an atomic load, even a relaxed one (checked with gcc 12 and clang 14). Making the slot never NULL (filled
-with the slow path's address) would drop the test but costs one relocation per wrapper at
-start-up, row (a)'s budget.
+HOT_PATH_NOTE = """Row (b) through the out-of-line wrapper. What the wrapper adds to a direct call is its own
+instructions up to the `ret` (the program reaches it through the same PLT as a direct call):
+the address of the wrapper's slow path, plus the function's offset from it, loaded from memory
+by the `add` itself (2); calling the callee and returning to the program, since control must
+come back to see the status (2); testing the status and branching (the error record and the
+handler: 2); keeping the stack aligned to 16 bytes around the call, as the psABI requires (2).
+That is 8. The offset is 0 until the function is resolved (and while tracing), so the first
+call reaches the slow path with no test on the hot path, and the offsets need no relocation at
+start-up (they are zero, in .bss). The load is an atomic one with acquire order in C; gcc and
+clang do not fold an atomic load into an `add`, so on x86-64 the `add` is written as one
+instruction of inline assembly (an aligned 8-byte load is atomic there, and every x86 load is an
+acquire): loader/internal.h, cubind__target. A slot that held the pointer itself, NULL until
+resolved, needed a test and a branch more (9: the previous design).
 
 The inline form (`#define CUBIND_INLINE` before including cubind's headers; include/cubind/inline.h)
 keeps every promise and drops the call into libcubind: the caller loads the slot itself (acquire
@@ -315,7 +317,7 @@ def hot_path_note(build: Path) -> str:
         if hot[-1].startswith("ret"):
             break
     return (f"`{HOT_PATH_WRAPPER}` as built (`objdump -d`), up to its `ret`: {len(hot)} instructions.\n\n```\n"
-            + "\n".join(hot) + "\n```\n\n" + FLOOR_NOTE)
+            + "\n".join(hot) + "\n```\n\n" + HOT_PATH_NOTE)
 
 
 def table(rows_: list[Row]) -> str:

@@ -47,6 +47,7 @@ struct thread_errors {
     uintptr_t handler_frame;
     cubind_error *spare; /* in call_handler's frame: where errors go while the handler runs */
     int spare_written;
+    int reported; /* a wrapper's slow path reported the failure its wrapper is about to see */
 };
 
 static _Thread_local struct thread_errors tls;
@@ -351,6 +352,22 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
                    status);
     notify(t, in_handler);
     return status;
+}
+
+CUBIND_COLD int cubind__reported(int status)
+{
+    tls.reported = 1;
+    return status;
+}
+
+CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status)
+{
+    struct thread_errors *t = &tls;
+    if (t->reported) {
+        t->reported = 0;
+        return status;
+    }
+    return cubind__status_error(table, index, status);
 }
 
 /* cubind_status_error's refusal (generated/src/libraries.c): a library or an index that names no function. */

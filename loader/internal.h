@@ -2,17 +2,19 @@
  * loader/internal.h - what generated sources and the loader share; not installed.
  *
  * Each library's generated source owns a symbol table: its names in one read-only
- * object (addressed by offsets, so the table needs no relocation at start-up) and
- * atomic slots, one per function for the hot path and one for tracing. A wrapper's
- * hot path is cubind__cached(): one load of its slot, one test, the indirect call,
- * then the status test; everything else (the first call, an unavailable function,
- * tracing) is its cold slow path.
+ * object (addressed by offsets, so the table needs no relocation at start-up), atomic
+ * slots, one per function for the inline form and one for tracing, and one offset per
+ * function for the out-of-line wrapper. A wrapper's hot path is cubind__target(): its
+ * slow path's address plus its offset (0 until resolved, so the first call takes the
+ * slow path), the call, then the status test. The slow path is everything else: the
+ * first call, an unavailable function, tracing.
  */
 #ifndef CUBIND_LOADER_INTERNAL_H
 #define CUBIND_LOADER_INTERNAL_H
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cubind/cubind.h"
 #include "cubind/inline.h"
@@ -33,6 +35,10 @@ typedef _Atomic(cubind__fnptr) cubind__slot;
 /* The inline form (cubind/inline.h) reads the same slots as plain cubind_slot with __atomic builtins. */
 _Static_assert(sizeof(cubind__slot) == sizeof(cubind_slot) && _Alignof(cubind__slot) == _Alignof(cubind_slot),
                "an atomic slot is laid out as a plain one");
+
+/* What the out-of-line wrapper adds to its slow path's address to reach its function: 0 until
+ * resolved (and always while tracing), so that the hot path needs no test before its call. */
+typedef _Atomic(uintptr_t) cubind__offset;
 
 /* Where a function's three names start in its table's `strings`. */
 typedef struct cubind__name_offsets {
@@ -107,22 +113,25 @@ typedef struct cubind__library_desc {
 
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];
 
-/* A library's symbol table and its 2 * count slots: the hot path's, then tracing's
- * (generated/src/<library>.c). */
+/* A library's symbol table, its 2 * count slots (the inline form's, then tracing's) and its
+ * count offsets (generated/src/<library>.c). */
 const cubind__symbol_table *cubind__symbols(cubind_library library);
 cubind__slot *cubind__slots(cubind_library library);
+cubind__offset *cubind__offsets(cubind_library library);
 
 /* Ask a loaded library its version through its own query function (`query`, resolved from
  * `version_query_name`, which is not ""). Returns 0 and fills version[0..2], or -1 with the
  * failing native status in *status. */
 int cubind__version_query(cubind_library library, cubind__fnptr query, int version[3], int *status);
 
-/* The slow path: load the library, resolve the symbol (cached in `slots`, or in `traced_slots`
- * while tracing). NULL after recording a library-not-found or symbol-not-found error; then, when
+/* The slow path: load the library, resolve the symbol (cached in its slot, or in its tracing
+ * slot while tracing; not tracing, also as its offset from `slow`, the wrapper's slow path).
+ * NULL after recording a library-not-found or symbol-not-found error; then, when
  * `unavailable_status` is not NULL, it holds the status a status-returning wrapper returns:
  * the library's fixed missing-library or missing-symbol code, decided where the failure
  * happened (before the error handler ran, so nothing the handler does can change it). */
-cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status);
+cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
+                              cubind__fnptr slow);
 
 /* cubind_status_name, with the name's length in `*length` (not written when NULL is returned). */
 const char *cubind__status_name_length(cubind_library library, int status, size_t *length);
@@ -131,14 +140,40 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
  * and return `status` (so that a wrapper's failure branch is one tail call). */
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
 
+/* The slow path of a status-returning wrapper returns `status`, not success, and has reported
+ * it (the loader's error, or the status through cubind__status_error): returns `status`, and
+ * the wrapper's cubind__wrapper_status_error, which follows on this thread, reports nothing. */
+CUBIND_COLD int cubind__reported(int status);
+
+/* An out-of-line wrapper's failure branch: cubind__status_error, unless its slow path has just
+ * reported this failure (cubind__reported). */
+CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status);
+
 /* cubind_status_error given a library or an index that names no function: records an
  * invalid-argument error and returns `status`. */
 CUBIND_COLD int cubind__status_error_refused(cubind_library library, unsigned index, int status);
 
-/* The hot path's read of a slot: NULL until resolved, and always NULL while tracing. */
-static inline cubind__fnptr cubind__cached(cubind__slot *slot)
+/* ThreadSanitizer sees C11 atomics, not assembly: under it the offset is read in C. */
+#if defined(__SANITIZE_THREAD__)
+#define CUBIND__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CUBIND__TSAN 1
+#endif
+#endif
+
+/* The out-of-line wrapper's callee: `slow` plus `*offset`, read with acquire order. On x86-64
+ * the read is the `add`'s own operand (an aligned 8-byte load is atomic there, and x86 orders
+ * every load as an acquire), which a C11 atomic load is not folded into: one instruction less. */
+static inline cubind__fnptr cubind__target(cubind__fnptr slow, cubind__offset *offset)
 {
-    return atomic_load_explicit(slot, memory_order_acquire);
+    uintptr_t target = (uintptr_t)slow;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CUBIND__TSAN)
+    __asm__("add %1, %0" : "+r"(target) : "m"(*offset) : "cc");
+#else
+    target += atomic_load_explicit(offset, memory_order_acquire);
+#endif
+    return (cubind__fnptr)target;
 }
 
 /* After the success test: `status` is returned as the callee left it in its register. Without

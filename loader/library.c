@@ -208,15 +208,26 @@ static cubind__slot *cache_slot(const cubind__symbol_table *table, size_t index)
     return cubind__slots(table->library) + (cubind__trace_enabled() ? table->count : 0) + index;
 }
 
-cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status)
+/* Not tracing: the wrapper's hot path calls `fn` from now on, as the distance from its slow path. */
+static void set_offset(const cubind__symbol_table *table, size_t index, cubind__fnptr fn, cubind__fnptr slow)
+{
+    if (!cubind__trace_enabled())
+        atomic_store_explicit(cubind__offsets(table->library) + index, (uintptr_t)fn - (uintptr_t)slow,
+                              memory_order_release);
+}
+
+cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
+                              cubind__fnptr slow)
 {
     cubind_library library = table->library;
     const cubind__library_desc *d = &cubind__libraries[library];
     cubind__slot *slot = cache_slot(table, index);
     cubind__fnptr fn = atomic_load_explicit(slot, memory_order_acquire);
     int outcome;
-    if (fn != NULL)
+    if (fn != NULL) { /* resolved before: by the census, or by another thread */
+        set_offset(table, index, fn, slow);
         return fn;
+    }
     outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
@@ -233,6 +244,7 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         return NULL;
     }
     atomic_store_explicit(slot, fn, memory_order_release);
+    set_offset(table, index, fn, slow);
     return fn;
 }
 

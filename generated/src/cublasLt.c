@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 50
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__cublasLt_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__cublasLt_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_cublasLt_slots_4080690f413a = (cubind_slot *)cubind__cublasLt_slots;
@@ -531,12 +535,13 @@ static const char *trace_enum_10(long long value)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
+static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_create. */
 static cublasStatus_t call_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 0, &cubind_unavailable);
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cublasLtCreate);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -562,34 +567,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtCreate(cublasLtHandle_t *lightH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
-    if (cubind__tracing())
-        return traced_cublasLtCreate(lightHandle);
-    return call_cublasLtCreate(lightHandle);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtCreate(lightHandle) : call_cublasLtCreate(lightHandle);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
 {
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__cached(&cubind__cublasLt_slots[0]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtCreate(lightHandle);
-    cubind_status = cubind_fn(lightHandle);
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtCreate, &cubind__cublasLt_offsets[0]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
+static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_destroy. */
 static cublasStatus_t call_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 1, &cubind_unavailable);
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cublasLtDestroy);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -615,33 +619,32 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtDestroy(cublasLtHandle_t lightH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    if (cubind__tracing())
-        return traced_cublasLtDestroy(lightHandle);
-    return call_cublasLtDestroy(lightHandle);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtDestroy(lightHandle) : call_cublasLtDestroy(lightHandle);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
 {
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__cached(&cubind__cublasLt_slots[1]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtDestroy(lightHandle);
-    cubind_status = cubind_fn(lightHandle);
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtDestroy, &cubind__cublasLt_offsets[1]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
+static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_status_name. */
 static const char *call_cublasLtGetStatusName(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL);
+    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL, (cubind__fnptr)slow_cublasLtGetStatusName);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(status);
@@ -663,7 +666,7 @@ static CUBIND_COLD const char *traced_cublasLtGetStatusName(cublasStatus_t statu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtGetStatusName is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 {
     if (cubind__tracing())
@@ -673,18 +676,17 @@ static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 
 const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__cached(&cubind__cublasLt_slots[2]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtGetStatusName(status);
+    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__target((cubind__fnptr)slow_cublasLtGetStatusName, &cubind__cublasLt_offsets[2]);
     return cubind_fn(status);
 }
 
 typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
+static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t status);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_status_string. */
 static const char *call_cublasLtGetStatusString(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL);
+    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL, (cubind__fnptr)slow_cublasLtGetStatusString);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(status);
@@ -706,7 +708,7 @@ static CUBIND_COLD const char *traced_cublasLtGetStatusString(cublasStatus_t sta
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtGetStatusString is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t status)
 {
     if (cubind__tracing())
@@ -716,18 +718,17 @@ static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t statu
 
 const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__cached(&cubind__cublasLt_slots[3]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtGetStatusString(status);
+    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__target((cubind__fnptr)slow_cublasLtGetStatusString, &cubind__cublasLt_offsets[3]);
     return cubind_fn(status);
 }
 
 typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
+static CUBIND_COLD size_t slow_cublasLtGetVersion(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_version. */
 static size_t call_cublasLtGetVersion(void)
 {
-    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL);
+    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL, (cubind__fnptr)slow_cublasLtGetVersion);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -748,7 +749,7 @@ static CUBIND_COLD size_t traced_cublasLtGetVersion(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD size_t slow_cublasLtGetVersion(void)
 {
     if (cubind__tracing())
@@ -758,18 +759,17 @@ static CUBIND_COLD size_t slow_cublasLtGetVersion(void)
 
 size_t cubind_cublasLt_get_version(void)
 {
-    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__cached(&cubind__cublasLt_slots[4]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtGetVersion();
+    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__target((cubind__fnptr)slow_cublasLtGetVersion, &cubind__cublasLt_offsets[4]);
     return cubind_fn();
 }
 
 typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
+static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_cudart_version. */
 static size_t call_cublasLtGetCudartVersion(void)
 {
-    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL);
+    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL, (cubind__fnptr)slow_cublasLtGetCudartVersion);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -790,7 +790,7 @@ static CUBIND_COLD size_t traced_cublasLtGetCudartVersion(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtGetCudartVersion is resolved, and every call while tracing. */
 static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void)
 {
     if (cubind__tracing())
@@ -800,19 +800,18 @@ static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void)
 
 size_t cubind_cublasLt_get_cudart_version(void)
 {
-    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__cached(&cubind__cublasLt_slots[5]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtGetCudartVersion();
+    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__target((cubind__fnptr)slow_cublasLtGetCudartVersion, &cubind__cublasLt_offsets[5]);
     return cubind_fn();
 }
 
 typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
+static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_property. */
 static cublasStatus_t call_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 6, &cubind_unavailable);
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cublasLtGetProperty);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -839,34 +838,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtGetProperty(libraryPropertyType
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
-    if (cubind__tracing())
-        return traced_cublasLtGetProperty(type, value);
-    return call_cublasLtGetProperty(type, value);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtGetProperty(type, value) : call_cublasLtGetProperty(type, value);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__cached(&cubind__cublasLt_slots[6]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtGetProperty(type, value);
-    cubind_status = cubind_fn(type, value);
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__target((cubind__fnptr)slow_cublasLtGetProperty, &cubind__cublasLt_offsets[6]);
+    cublasStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
+static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_heuristics_cache_get_capacity. */
 static cublasStatus_t call_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 7, &cubind_unavailable);
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -892,34 +890,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheGetCapacity(size
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
-    if (cubind__tracing())
-        return traced_cublasLtHeuristicsCacheGetCapacity(capacity);
-    return call_cublasLtHeuristicsCacheGetCapacity(capacity);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtHeuristicsCacheGetCapacity(capacity) : call_cublasLtHeuristicsCacheGetCapacity(capacity);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
 {
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__cached(&cubind__cublasLt_slots[7]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtHeuristicsCacheGetCapacity(capacity);
-    cubind_status = cubind_fn(capacity);
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity, &cubind__cublasLt_offsets[7]);
+    cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
+static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_heuristics_cache_set_capacity. */
 static cublasStatus_t call_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 8, &cubind_unavailable);
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -945,33 +942,32 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheSetCapacity(size
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
-    if (cubind__tracing())
-        return traced_cublasLtHeuristicsCacheSetCapacity(capacity);
-    return call_cublasLtHeuristicsCacheSetCapacity(capacity);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtHeuristicsCacheSetCapacity(capacity) : call_cublasLtHeuristicsCacheSetCapacity(capacity);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
 {
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__cached(&cubind__cublasLt_slots[8]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtHeuristicsCacheSetCapacity(capacity);
-    cubind_status = cubind_fn(capacity);
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity, &cubind__cublasLt_offsets[8]);
+    cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
+static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsigned int mask);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_disable_cpu_instructions_set_mask. */
 static unsigned int call_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
-    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL);
+    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL, (cubind__fnptr)slow_cublasLtDisableCpuInstructionsSetMask);
     if (cubind_fn == NULL)
         return (unsigned int)0;
     return cubind_fn(mask);
@@ -993,7 +989,7 @@ static CUBIND_COLD unsigned int traced_cublasLtDisableCpuInstructionsSetMask(uns
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtDisableCpuInstructionsSetMask is resolved, and every call while tracing. */
 static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
     if (cubind__tracing())
@@ -1003,19 +999,18 @@ static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsig
 
 unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask)
 {
-    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__cached(&cubind__cublasLt_slots[9]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtDisableCpuInstructionsSetMask(mask);
+    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__target((cubind__fnptr)slow_cublasLtDisableCpuInstructionsSetMask, &cubind__cublasLt_offsets[9]);
     return cubind_fn(mask);
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul. */
 static cublasStatus_t call_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 10, &cubind_unavailable);
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmul);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1056,34 +1051,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmul(cublasLtHandle_t lightHa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    return call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) : call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__cached(&cubind__cublasLt_slots[10]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmul, &cubind__cublasLt_offsets[10]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform. */
 static cublasStatus_t call_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 11, &cubind_unavailable);
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransform);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1119,34 +1113,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransform(cublasLtHandle_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    return call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__cached(&cubind__cublasLt_slots[11]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransform, &cubind__cublasLt_offsets[11]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_init_internal. */
 static cublasStatus_t call_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 12, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1177,34 +1170,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutInit_internal(cubla
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    return call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld) : call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[12]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal, &cubind__cublasLt_offsets[12]);
+    cublasStatus_t cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_create. */
 static cublasStatus_t call_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 13, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutCreate);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1234,34 +1226,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutCreate(cublasLtMatr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    return call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld) : call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__cached(&cubind__cublasLt_slots[13]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutCreate, &cubind__cublasLt_offsets[13]);
+    cublasStatus_t cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_destroy. */
 static cublasStatus_t call_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 14, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutDestroy);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1287,34 +1278,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutDestroy(cublasLtMat
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixLayoutDestroy(matLayout);
-    return call_cublasLtMatrixLayoutDestroy(matLayout);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutDestroy(matLayout) : call_cublasLtMatrixLayoutDestroy(matLayout);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
 {
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__cached(&cubind__cublasLt_slots[14]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixLayoutDestroy(matLayout);
-    cubind_status = cubind_fn(matLayout);
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutDestroy, &cubind__cublasLt_offsets[14]);
+    cublasStatus_t cubind_status = cubind_fn(matLayout);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_set_attribute. */
 static cublasStatus_t call_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 15, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1343,34 +1333,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutSetAttribute(cublas
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    return call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes) : call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[15]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute, &cubind__cublasLt_offsets[15]);
+    cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_get_attribute. */
 static cublasStatus_t call_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 16, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1400,34 +1389,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutGetAttribute(cublas
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[16]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute, &cubind__cublasLt_offsets[16]);
+    cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_init_internal. */
 static cublasStatus_t call_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 17, &cubind_unavailable);
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescInit_internal);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1456,34 +1444,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescInit_internal(cublasL
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    return call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[17]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescInit_internal, &cubind__cublasLt_offsets[17]);
+    cublasStatus_t cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_create. */
 static cublasStatus_t call_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 18, &cubind_unavailable);
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescCreate);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1511,34 +1498,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescCreate(cublasLtMatmul
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    return call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__cached(&cubind__cublasLt_slots[18]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescCreate, &cubind__cublasLt_offsets[18]);
+    cublasStatus_t cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_destroy. */
 static cublasStatus_t call_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 19, &cubind_unavailable);
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescDestroy);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1564,34 +1550,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescDestroy(cublasLtMatmu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulDescDestroy(matmulDesc);
-    return call_cublasLtMatmulDescDestroy(matmulDesc);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescDestroy(matmulDesc) : call_cublasLtMatmulDescDestroy(matmulDesc);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__cached(&cubind__cublasLt_slots[19]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulDescDestroy(matmulDesc);
-    cubind_status = cubind_fn(matmulDesc);
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescDestroy, &cubind__cublasLt_offsets[19]);
+    cublasStatus_t cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_set_attribute. */
 static cublasStatus_t call_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 20, &cubind_unavailable);
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescSetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1620,34 +1605,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescSetAttribute(cublasLt
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    return call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes) : call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[20]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescSetAttribute, &cubind__cublasLt_offsets[20]);
+    cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_get_attribute. */
 static cublasStatus_t call_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 21, &cubind_unavailable);
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1677,34 +1661,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescGetAttribute(cublasLt
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[21]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescGetAttribute, &cubind__cublasLt_offsets[21]);
+    cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_init_internal. */
 static cublasStatus_t call_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 22, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1732,34 +1715,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescInit_interna
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    return call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[22]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    cubind_status = cubind_fn(transformDesc, size, scaleType);
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal, &cubind__cublasLt_offsets[22]);
+    cublasStatus_t cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_create. */
 static cublasStatus_t call_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 23, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescCreate);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1786,34 +1768,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescCreate(cubla
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    return call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescCreate(transformDesc, scaleType) : call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__cached(&cubind__cublasLt_slots[23]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    cubind_status = cubind_fn(transformDesc, scaleType);
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescCreate, &cubind__cublasLt_offsets[23]);
+    cublasStatus_t cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_destroy. */
 static cublasStatus_t call_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 24, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1839,34 +1820,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescDestroy(cubl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixTransformDescDestroy(transformDesc);
-    return call_cublasLtMatrixTransformDescDestroy(transformDesc);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescDestroy(transformDesc) : call_cublasLtMatrixTransformDescDestroy(transformDesc);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__cached(&cubind__cublasLt_slots[24]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixTransformDescDestroy(transformDesc);
-    cubind_status = cubind_fn(transformDesc);
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy, &cubind__cublasLt_offsets[24]);
+    cublasStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_set_attribute. */
 static cublasStatus_t call_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 25, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1895,34 +1875,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescSetAttribute
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    return call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes) : call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[25]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute, &cubind__cublasLt_offsets[25]);
+    cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_get_attribute. */
 static cublasStatus_t call_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 26, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -1952,34 +1931,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescGetAttribute
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[26]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute, &cubind__cublasLt_offsets[26]);
+    cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_init_internal. */
 static cublasStatus_t call_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 27, &cubind_unavailable);
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescInit_internal);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2006,34 +1984,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescInit_internal(cubl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    if (cubind__tracing())
-        return traced_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    return call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescInit_internal(emulationDesc, size) : call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[27]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    cubind_status = cubind_fn(emulationDesc, size);
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescInit_internal, &cubind__cublasLt_offsets[27]);
+    cublasStatus_t cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_create. */
 static cublasStatus_t call_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 28, &cubind_unavailable);
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescCreate);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2059,34 +2036,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescCreate(cublasLtEmu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
-    if (cubind__tracing())
-        return traced_cublasLtEmulationDescCreate(emulationDesc);
-    return call_cublasLtEmulationDescCreate(emulationDesc);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescCreate(emulationDesc) : call_cublasLtEmulationDescCreate(emulationDesc);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
 {
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__cached(&cubind__cublasLt_slots[28]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtEmulationDescCreate(emulationDesc);
-    cubind_status = cubind_fn(emulationDesc);
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescCreate, &cubind__cublasLt_offsets[28]);
+    cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_destroy. */
 static cublasStatus_t call_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 29, &cubind_unavailable);
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescDestroy);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2112,34 +2088,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescDestroy(cublasLtEm
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    if (cubind__tracing())
-        return traced_cublasLtEmulationDescDestroy(emulationDesc);
-    return call_cublasLtEmulationDescDestroy(emulationDesc);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescDestroy(emulationDesc) : call_cublasLtEmulationDescDestroy(emulationDesc);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__cached(&cubind__cublasLt_slots[29]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtEmulationDescDestroy(emulationDesc);
-    cubind_status = cubind_fn(emulationDesc);
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescDestroy, &cubind__cublasLt_offsets[29]);
+    cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_set_attribute. */
 static cublasStatus_t call_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 30, &cubind_unavailable);
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescSetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2168,34 +2143,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescSetAttribute(cubla
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    return call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes) : call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[30]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescSetAttribute, &cubind__cublasLt_offsets[30]);
+    cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_get_attribute. */
 static cublasStatus_t call_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 31, &cubind_unavailable);
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2225,34 +2199,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescGetAttribute(cubla
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[31]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescGetAttribute, &cubind__cublasLt_offsets[31]);
+    cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_init_internal. */
 static cublasStatus_t call_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 32, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2279,34 +2252,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceInit_internal(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulPreferenceInit_internal(pref, size);
-    return call_cublasLtMatmulPreferenceInit_internal(pref, size);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceInit_internal(pref, size) : call_cublasLtMatmulPreferenceInit_internal(pref, size);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[32]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulPreferenceInit_internal(pref, size);
-    cubind_status = cubind_fn(pref, size);
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal, &cubind__cublasLt_offsets[32]);
+    cublasStatus_t cubind_status = cubind_fn(pref, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_create. */
 static cublasStatus_t call_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 33, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceCreate);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2332,34 +2304,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceCreate(cublasLt
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulPreferenceCreate(pref);
-    return call_cublasLtMatmulPreferenceCreate(pref);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceCreate(pref) : call_cublasLtMatmulPreferenceCreate(pref);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
 {
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__cached(&cubind__cublasLt_slots[33]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulPreferenceCreate(pref);
-    cubind_status = cubind_fn(pref);
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceCreate, &cubind__cublasLt_offsets[33]);
+    cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_destroy. */
 static cublasStatus_t call_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 34, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2385,34 +2356,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceDestroy(cublasL
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulPreferenceDestroy(pref);
-    return call_cublasLtMatmulPreferenceDestroy(pref);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceDestroy(pref) : call_cublasLtMatmulPreferenceDestroy(pref);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
 {
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__cached(&cubind__cublasLt_slots[34]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulPreferenceDestroy(pref);
-    cubind_status = cubind_fn(pref);
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy, &cubind__cublasLt_offsets[34]);
+    cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_set_attribute. */
 static cublasStatus_t call_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 35, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2441,34 +2411,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceSetAttribute(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    return call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes) : call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[35]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute, &cubind__cublasLt_offsets[35]);
+    cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_get_attribute. */
 static cublasStatus_t call_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 36, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2498,34 +2467,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceGetAttribute(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[36]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute, &cubind__cublasLt_offsets[36]);
+    cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_get_heuristic. */
 static cublasStatus_t call_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 37, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2560,34 +2528,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetHeuristic(cublasLt
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    return call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__cached(&cubind__cublasLt_slots[37]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic, &cubind__cublasLt_offsets[37]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_get_ids. */
 static cublasStatus_t call_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 38, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetIds);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2622,34 +2589,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetIds(cublasLtHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    return call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__cached(&cubind__cublasLt_slots[38]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetIds, &cubind__cublasLt_offsets[38]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_init. */
 static cublasStatus_t call_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 39, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoInit);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2683,34 +2649,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoInit(cublasLtHandle_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    return call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__cached(&cubind__cublasLt_slots[39]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoInit, &cubind__cublasLt_offsets[39]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_check. */
 static cublasStatus_t call_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 40, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCheck);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2743,34 +2708,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCheck(cublasLtHandle_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    return call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__cached(&cubind__cublasLt_slots[40]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCheck, &cubind__cublasLt_offsets[40]);
+    cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_cap_get_attribute. */
 static cublasStatus_t call_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 41, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2800,34 +2764,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCapGetAttribute(const
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[41]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute, &cubind__cublasLt_offsets[41]);
+    cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_config_set_attribute. */
 static cublasStatus_t call_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 42, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2856,34 +2819,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigSetAttribute(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    return call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes) : call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[42]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute, &cubind__cublasLt_offsets[42]);
+    cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_config_get_attribute. */
 static cublasStatus_t call_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 43, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2913,34 +2875,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigGetAttribute(co
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    if (cubind__tracing())
-        return traced_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    return call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[43]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute, &cubind__cublasLt_offsets[43]);
+    cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_callback. */
 static cublasStatus_t call_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 44, &cubind_unavailable);
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetCallback);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -2966,34 +2927,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetCallback(cublasLtLogge
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
-    if (cubind__tracing())
-        return traced_cublasLtLoggerSetCallback(callback);
-    return call_cublasLtLoggerSetCallback(callback);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetCallback(callback) : call_cublasLtLoggerSetCallback(callback);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
 {
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__cached(&cubind__cublasLt_slots[44]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtLoggerSetCallback(callback);
-    cubind_status = cubind_fn(callback);
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetCallback, &cubind__cublasLt_offsets[44]);
+    cublasStatus_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_file. */
 static cublasStatus_t call_cublasLtLoggerSetFile(FILE *file)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 45, &cubind_unavailable);
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetFile);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -3019,34 +2979,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetFile(FILE *file)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
 {
-    if (cubind__tracing())
-        return traced_cublasLtLoggerSetFile(file);
-    return call_cublasLtLoggerSetFile(file);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetFile(file) : call_cublasLtLoggerSetFile(file);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
 {
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__cached(&cubind__cublasLt_slots[45]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtLoggerSetFile(file);
-    cubind_status = cubind_fn(file);
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetFile, &cubind__cublasLt_offsets[45]);
+    cublasStatus_t cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_open_file. */
 static cublasStatus_t call_cublasLtLoggerOpenFile(const char *logFile)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 46, &cubind_unavailable);
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerOpenFile);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -3072,34 +3031,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerOpenFile(const char *logF
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile)
 {
-    if (cubind__tracing())
-        return traced_cublasLtLoggerOpenFile(logFile);
-    return call_cublasLtLoggerOpenFile(logFile);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerOpenFile(logFile) : call_cublasLtLoggerOpenFile(logFile);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
 {
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__cached(&cubind__cublasLt_slots[46]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtLoggerOpenFile(logFile);
-    cubind_status = cubind_fn(logFile);
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerOpenFile, &cubind__cublasLt_offsets[46]);
+    cublasStatus_t cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_level. */
 static cublasStatus_t call_cublasLtLoggerSetLevel(int level)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 47, &cubind_unavailable);
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetLevel);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -3125,34 +3083,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetLevel(int level)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
 {
-    if (cubind__tracing())
-        return traced_cublasLtLoggerSetLevel(level);
-    return call_cublasLtLoggerSetLevel(level);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetLevel(level) : call_cublasLtLoggerSetLevel(level);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_level(int level)
 {
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__cached(&cubind__cublasLt_slots[47]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtLoggerSetLevel(level);
-    cubind_status = cubind_fn(level);
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetLevel, &cubind__cublasLt_offsets[47]);
+    cublasStatus_t cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_mask. */
 static cublasStatus_t call_cublasLtLoggerSetMask(int mask)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 48, &cubind_unavailable);
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetMask);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -3178,34 +3135,33 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetMask(int mask)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
 {
-    if (cubind__tracing())
-        return traced_cublasLtLoggerSetMask(mask);
-    return call_cublasLtLoggerSetMask(mask);
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetMask(mask) : call_cublasLtLoggerSetMask(mask);
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
 {
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__cached(&cubind__cublasLt_slots[48]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtLoggerSetMask(mask);
-    cubind_status = cubind_fn(mask);
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetMask, &cubind__cublasLt_offsets[48]);
+    cublasStatus_t cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_force_disable. */
 static cublasStatus_t call_cublasLtLoggerForceDisable(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 49, &cubind_unavailable);
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerForceDisable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
@@ -3230,23 +3186,21 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerForceDisable(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing. */
 static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
 {
-    if (cubind__tracing())
-        return traced_cublasLtLoggerForceDisable();
-    return call_cublasLtLoggerForceDisable();
+    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerForceDisable() : call_cublasLtLoggerForceDisable();
+    if (cubind_status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cublasStatus_t cubind_cublasLt_logger_force_disable(void)
 {
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__cached(&cubind__cublasLt_slots[49]);
-    cublasStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cublasLtLoggerForceDisable();
-    cubind_status = cubind_fn();
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerForceDisable, &cubind__cublasLt_offsets[49]);
+    cublasStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
+        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

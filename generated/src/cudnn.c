@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 220
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__cudnn_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__cudnn_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_cudnn_slots_d0633fc94753 = (cubind_slot *)cubind__cudnn_slots;
@@ -2178,11 +2182,12 @@ static const char *trace_enum_47(long long value)
 }
 
 typedef size_t (*cubind__cudnnGetVersion_fn)(void);
+static CUBIND_COLD size_t slow_cudnnGetVersion(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_version. */
 static size_t call_cudnnGetVersion(void)
 {
-    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 0, NULL);
+    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 0, NULL, (cubind__fnptr)slow_cudnnGetVersion);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -2203,7 +2208,7 @@ static CUBIND_COLD size_t traced_cudnnGetVersion(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD size_t slow_cudnnGetVersion(void)
 {
     if (cubind__tracing())
@@ -2213,18 +2218,17 @@ static CUBIND_COLD size_t slow_cudnnGetVersion(void)
 
 size_t cubind_cudnn_get_version(void)
 {
-    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__cached(&cubind__cudnn_slots[0]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetVersion();
+    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__target((cubind__fnptr)slow_cudnnGetVersion, &cubind__cudnn_offsets[0]);
     return cubind_fn();
 }
 
 typedef size_t (*cubind__cudnnGetMaxDeviceVersion_fn)(void);
+static CUBIND_COLD size_t slow_cudnnGetMaxDeviceVersion(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_max_device_version. */
 static size_t call_cudnnGetMaxDeviceVersion(void)
 {
-    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 1, NULL);
+    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 1, NULL, (cubind__fnptr)slow_cudnnGetMaxDeviceVersion);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -2245,7 +2249,7 @@ static CUBIND_COLD size_t traced_cudnnGetMaxDeviceVersion(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetMaxDeviceVersion is resolved, and every call while tracing. */
 static CUBIND_COLD size_t slow_cudnnGetMaxDeviceVersion(void)
 {
     if (cubind__tracing())
@@ -2255,18 +2259,17 @@ static CUBIND_COLD size_t slow_cudnnGetMaxDeviceVersion(void)
 
 size_t cubind_cudnn_get_max_device_version(void)
 {
-    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__cached(&cubind__cudnn_slots[1]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetMaxDeviceVersion();
+    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__target((cubind__fnptr)slow_cudnnGetMaxDeviceVersion, &cubind__cudnn_offsets[1]);
     return cubind_fn();
 }
 
 typedef size_t (*cubind__cudnnGetCudartVersion_fn)(void);
+static CUBIND_COLD size_t slow_cudnnGetCudartVersion(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_cudart_version. */
 static size_t call_cudnnGetCudartVersion(void)
 {
-    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 2, NULL);
+    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 2, NULL, (cubind__fnptr)slow_cudnnGetCudartVersion);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -2287,7 +2290,7 @@ static CUBIND_COLD size_t traced_cudnnGetCudartVersion(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCudartVersion is resolved, and every call while tracing. */
 static CUBIND_COLD size_t slow_cudnnGetCudartVersion(void)
 {
     if (cubind__tracing())
@@ -2297,18 +2300,17 @@ static CUBIND_COLD size_t slow_cudnnGetCudartVersion(void)
 
 size_t cubind_cudnn_get_cudart_version(void)
 {
-    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__cached(&cubind__cudnn_slots[2]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCudartVersion();
+    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__target((cubind__fnptr)slow_cudnnGetCudartVersion, &cubind__cudnn_offsets[2]);
     return cubind_fn();
 }
 
 typedef const char *(*cubind__cudnnGetErrorString_fn)(cudnnStatus_t status);
+static CUBIND_COLD const char *slow_cudnnGetErrorString(cudnnStatus_t status);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_error_string. */
 static const char *call_cudnnGetErrorString(cudnnStatus_t status)
 {
-    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 3, NULL);
+    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 3, NULL, (cubind__fnptr)slow_cudnnGetErrorString);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(status);
@@ -2330,7 +2332,7 @@ static CUBIND_COLD const char *traced_cudnnGetErrorString(cudnnStatus_t status)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetErrorString is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_cudnnGetErrorString(cudnnStatus_t status)
 {
     if (cubind__tracing())
@@ -2340,18 +2342,17 @@ static CUBIND_COLD const char *slow_cudnnGetErrorString(cudnnStatus_t status)
 
 const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
 {
-    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__cached(&cubind__cudnn_slots[3]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetErrorString(status);
+    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__target((cubind__fnptr)slow_cudnnGetErrorString, &cubind__cudnn_offsets[3]);
     return cubind_fn(status);
 }
 
 typedef void (*cubind__cudnnGetLastErrorString_fn)(char *message, size_t max_size);
+static CUBIND_COLD void slow_cudnnGetLastErrorString(char *message, size_t max_size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_last_error_string. */
 static void call_cudnnGetLastErrorString(char *message, size_t max_size)
 {
-    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 4, NULL);
+    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 4, NULL, (cubind__fnptr)slow_cudnnGetLastErrorString);
     if (cubind_fn == NULL)
         return;
     cubind_fn(message, max_size);
@@ -2373,7 +2374,7 @@ static CUBIND_COLD void traced_cudnnGetLastErrorString(char *message, size_t max
     }
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetLastErrorString is resolved, and every call while tracing. */
 static CUBIND_COLD void slow_cudnnGetLastErrorString(char *message, size_t max_size)
 {
     if (cubind__tracing())
@@ -2384,21 +2385,18 @@ static CUBIND_COLD void slow_cudnnGetLastErrorString(char *message, size_t max_s
 
 void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
 {
-    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__cached(&cubind__cudnn_slots[4]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL)) {
-        slow_cudnnGetLastErrorString(message, max_size);
-        return;
-    }
+    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__target((cubind__fnptr)slow_cudnnGetLastErrorString, &cubind__cudnn_offsets[4]);
     cubind_fn(message, max_size);
 }
 
 typedef cudnnStatus_t (*cubind__cudnnQueryRuntimeError_fn)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
+static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_query_runtime_error. */
 static cudnnStatus_t call_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__resolve(&cubind__cudnn_symbols.table, 5, &cubind_unavailable);
+    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__resolve(&cubind__cudnn_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cudnnQueryRuntimeError);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2427,34 +2425,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnQueryRuntimeError(cudnnHandle_t han
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnQueryRuntimeError is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    if (cubind__tracing())
-        return traced_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
-    return call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnQueryRuntimeError(handle, rstatus, mode, tag) : call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__cached(&cubind__cudnn_slots[5]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
-    cubind_status = cubind_fn(handle, rstatus, mode, tag);
+    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__target((cubind__fnptr)slow_cudnnQueryRuntimeError, &cubind__cudnn_offsets[5]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetProperty_fn)(libraryPropertyType type, int *value);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type, int *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_property. */
 static cudnnStatus_t call_cudnnGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__resolve(&cubind__cudnn_symbols.table, 6, &cubind_unavailable);
+    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__resolve(&cubind__cudnn_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetProperty);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2481,34 +2478,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetProperty(libraryPropertyType typ
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetProperty is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type, int *value)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetProperty(type, value);
-    return call_cudnnGetProperty(type, value);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetProperty(type, value) : call_cudnnGetProperty(type, value);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__cached(&cubind__cudnn_slots[6]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetProperty(type, value);
-    cubind_status = cubind_fn(type, value);
+    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__target((cubind__fnptr)slow_cudnnGetProperty, &cubind__cudnn_offsets[6]);
+    cudnnStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreate_fn)(cudnnHandle_t *handle);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create. */
 static cudnnStatus_t call_cudnnCreate(cudnnHandle_t *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__resolve(&cubind__cudnn_symbols.table, 7, &cubind_unavailable);
+    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__resolve(&cubind__cudnn_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreate);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2534,34 +2530,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreate(cudnnHandle_t *handle)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreate(handle);
-    return call_cudnnCreate(handle);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreate(handle) : call_cudnnCreate(handle);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
 {
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__cached(&cubind__cudnn_slots[7]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreate(handle);
-    cubind_status = cubind_fn(handle);
+    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__target((cubind__fnptr)slow_cudnnCreate, &cubind__cudnn_offsets[7]);
+    cudnnStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroy_fn)(cudnnHandle_t handle);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy. */
 static cudnnStatus_t call_cudnnDestroy(cudnnHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__resolve(&cubind__cudnn_symbols.table, 8, &cubind_unavailable);
+    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__resolve(&cubind__cudnn_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroy);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2587,34 +2582,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroy(cudnnHandle_t handle)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroy(handle);
-    return call_cudnnDestroy(handle);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroy(handle) : call_cudnnDestroy(handle);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
 {
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__cached(&cubind__cudnn_slots[8]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroy(handle);
-    cubind_status = cubind_fn(handle);
+    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__target((cubind__fnptr)slow_cudnnDestroy, &cubind__cudnn_offsets[8]);
+    cudnnStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetStream_fn)(cudnnHandle_t handle, cudaStream_t streamId);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_stream. */
 static cudnnStatus_t call_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 9, &cubind_unavailable);
+    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetStream);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2641,34 +2635,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetStream(cudnnHandle_t handle, cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetStream is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetStream(handle, streamId);
-    return call_cudnnSetStream(handle, streamId);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetStream(handle, streamId) : call_cudnnSetStream(handle, streamId);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__cached(&cubind__cudnn_slots[9]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetStream(handle, streamId);
-    cubind_status = cubind_fn(handle, streamId);
+    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__target((cubind__fnptr)slow_cudnnSetStream, &cubind__cudnn_offsets[9]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetStream_fn)(cudnnHandle_t handle, cudaStream_t *streamId);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_stream. */
 static cudnnStatus_t call_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 10, &cubind_unavailable);
+    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetStream);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2695,34 +2688,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetStream(cudnnHandle_t handle, cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetStream is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetStream(handle, streamId);
-    return call_cudnnGetStream(handle, streamId);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetStream(handle, streamId) : call_cudnnGetStream(handle, streamId);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__cached(&cubind__cudnn_slots[10]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetStream(handle, streamId);
-    cubind_status = cubind_fn(handle, streamId);
+    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__target((cubind__fnptr)slow_cudnnGetStream, &cubind__cudnn_offsets[10]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetCallback_fn)(unsigned int mask, void *udata, cudnnCallback_t fptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_callback. */
 static cudnnStatus_t call_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 11, &cubind_unavailable);
+    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCallback);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2750,34 +2742,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCallback(unsigned int mask, void
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetCallback(mask, udata, fptr);
-    return call_cudnnSetCallback(mask, udata, fptr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetCallback(mask, udata, fptr) : call_cudnnSetCallback(mask, udata, fptr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__cached(&cubind__cudnn_slots[11]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetCallback(mask, udata, fptr);
-    cubind_status = cubind_fn(mask, udata, fptr);
+    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__target((cubind__fnptr)slow_cudnnSetCallback, &cubind__cudnn_offsets[11]);
+    cudnnStatus_t cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCallback_fn)(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_callback. */
 static cudnnStatus_t call_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 12, &cubind_unavailable);
+    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCallback);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2805,34 +2796,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCallback(unsigned int *mask, voi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCallback(mask, udata, fptr);
-    return call_cudnnGetCallback(mask, udata, fptr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCallback(mask, udata, fptr) : call_cudnnGetCallback(mask, udata, fptr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__cached(&cubind__cudnn_slots[12]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCallback(mask, udata, fptr);
-    cubind_status = cubind_fn(mask, udata, fptr);
+    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__target((cubind__fnptr)slow_cudnnGetCallback, &cubind__cudnn_offsets[12]);
+    cudnnStatus_t cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGraphVersionCheck_fn)(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_graph_version_check. */
 static cudnnStatus_t call_cudnnGraphVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 13, &cubind_unavailable);
+    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cudnnGraphVersionCheck);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2857,34 +2847,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGraphVersionCheck(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGraphVersionCheck is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void)
 {
-    if (cubind__tracing())
-        return traced_cudnnGraphVersionCheck();
-    return call_cudnnGraphVersionCheck();
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGraphVersionCheck() : call_cudnnGraphVersionCheck();
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_graph_version_check(void)
 {
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[13]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGraphVersionCheck();
-    cubind_status = cubind_fn();
+    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnGraphVersionCheck, &cubind__cudnn_offsets[13]);
+    cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendCreateDescriptor_fn)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_create_descriptor. */
 static cudnnStatus_t call_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 14, &cubind_unavailable);
+    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendCreateDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2911,34 +2900,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendCreateDescriptor(cudnnBacken
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendCreateDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendCreateDescriptor(descriptorType, descriptor);
-    return call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendCreateDescriptor(descriptorType, descriptor) : call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__cached(&cubind__cudnn_slots[14]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendCreateDescriptor(descriptorType, descriptor);
-    cubind_status = cubind_fn(descriptorType, descriptor);
+    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnBackendCreateDescriptor, &cubind__cudnn_offsets[14]);
+    cudnnStatus_t cubind_status = cubind_fn(descriptorType, descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendDestroyDescriptor_fn)(cudnnBackendDescriptor_t descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_destroy_descriptor. */
 static cudnnStatus_t call_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 15, &cubind_unavailable);
+    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendDestroyDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -2964,34 +2952,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendDestroyDescriptor(cudnnBacke
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendDestroyDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendDestroyDescriptor(descriptor);
-    return call_cudnnBackendDestroyDescriptor(descriptor);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendDestroyDescriptor(descriptor) : call_cudnnBackendDestroyDescriptor(descriptor);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__cached(&cubind__cudnn_slots[15]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendDestroyDescriptor(descriptor);
-    cubind_status = cubind_fn(descriptor);
+    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnBackendDestroyDescriptor, &cubind__cudnn_offsets[15]);
+    cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendInitialize_fn)(cudnnBackendDescriptor_t descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_initialize. */
 static cudnnStatus_t call_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 16, &cubind_unavailable);
+    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendInitialize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3017,34 +3004,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendInitialize(cudnnBackendDescr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendInitialize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendInitialize(descriptor);
-    return call_cudnnBackendInitialize(descriptor);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendInitialize(descriptor) : call_cudnnBackendInitialize(descriptor);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__cached(&cubind__cudnn_slots[16]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendInitialize(descriptor);
-    cubind_status = cubind_fn(descriptor);
+    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__target((cubind__fnptr)slow_cudnnBackendInitialize, &cubind__cudnn_offsets[16]);
+    cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendFinalize_fn)(cudnnBackendDescriptor_t descriptor);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_finalize. */
 static cudnnStatus_t call_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 17, &cubind_unavailable);
+    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendFinalize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3070,34 +3056,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendFinalize(cudnnBackendDescrip
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendFinalize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendFinalize(descriptor);
-    return call_cudnnBackendFinalize(descriptor);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendFinalize(descriptor) : call_cudnnBackendFinalize(descriptor);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__cached(&cubind__cudnn_slots[17]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendFinalize(descriptor);
-    cubind_status = cubind_fn(descriptor);
+    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__target((cubind__fnptr)slow_cudnnBackendFinalize, &cubind__cudnn_offsets[17]);
+    cudnnStatus_t cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendSetAttribute_fn)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_set_attribute. */
 static cudnnStatus_t call_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 18, &cubind_unavailable);
+    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendSetAttribute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3127,34 +3112,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendSetAttribute(cudnnBackendDes
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    return call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements) : call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__cached(&cubind__cudnn_slots[18]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendSetAttribute, &cubind__cudnn_offsets[18]);
+    cudnnStatus_t cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendGetAttribute_fn)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_get_attribute. */
 static cudnnStatus_t call_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 19, &cubind_unavailable);
+    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendGetAttribute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3185,34 +3169,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendGetAttribute(const cudnnBack
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    return call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements) : call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__cached(&cubind__cudnn_slots[19]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendGetAttribute, &cubind__cudnn_offsets[19]);
+    cudnnStatus_t cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendExecute_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_execute. */
 static cudnnStatus_t call_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 20, &cubind_unavailable);
+    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendExecute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3240,34 +3223,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendExecute(cudnnHandle_t handle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendExecute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendExecute(handle, executionPlan, variantPack);
-    return call_cudnnBackendExecute(handle, executionPlan, variantPack);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendExecute(handle, executionPlan, variantPack) : call_cudnnBackendExecute(handle, executionPlan, variantPack);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__cached(&cubind__cudnn_slots[20]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendExecute(handle, executionPlan, variantPack);
-    cubind_status = cubind_fn(handle, executionPlan, variantPack);
+    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__target((cubind__fnptr)slow_cudnnBackendExecute, &cubind__cudnn_offsets[20]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendPopulateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_populate_cuda_graph. */
 static cudnnStatus_t call_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 21, &cubind_unavailable);
+    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendPopulateCudaGraph);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3296,34 +3278,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendPopulateCudaGraph(cudnnHandl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendPopulateCudaGraph is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
-    return call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph) : call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__cached(&cubind__cudnn_slots[21]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
-    cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
+    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__target((cubind__fnptr)slow_cudnnBackendPopulateCudaGraph, &cubind__cudnn_offsets[21]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBackendUpdateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_backend_update_cuda_graph. */
 static cudnnStatus_t call_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 22, &cubind_unavailable);
+    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cudnnBackendUpdateCudaGraph);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3352,34 +3333,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendUpdateCudaGraph(cudnnHandle_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBackendUpdateCudaGraph is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    if (cubind__tracing())
-        return traced_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
-    return call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph) : call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__cached(&cubind__cudnn_slots[22]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
-    cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
+    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__target((cubind__fnptr)slow_cudnnBackendUpdateCudaGraph, &cubind__cudnn_offsets[22]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateTensorDescriptor_fn)(cudnnTensorDescriptor_t *tensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_tensor_descriptor. */
 static cudnnStatus_t call_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 23, &cubind_unavailable);
+    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3405,34 +3385,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorDescriptor(cudnnTensorD
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateTensorDescriptor(tensorDesc);
-    return call_cudnnCreateTensorDescriptor(tensorDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateTensorDescriptor(tensorDesc) : call_cudnnCreateTensorDescriptor(tensorDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[23]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateTensorDescriptor(tensorDesc);
-    cubind_status = cubind_fn(tensorDesc);
+    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateTensorDescriptor, &cubind__cudnn_offsets[23]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_tensor4d_descriptor. */
 static cudnnStatus_t call_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 24, &cubind_unavailable);
+    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensor4dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3464,34 +3443,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptor(cudnnTensorDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetTensor4dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
-    return call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w) : call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[24]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
-    cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
+    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor4dDescriptor, &cubind__cudnn_offsets[24]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_tensor4d_descriptor_ex. */
 static cudnnStatus_t call_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 25, &cubind_unavailable);
+    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3526,34 +3504,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptorEx(cudnnTensor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetTensor4dDescriptorEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    return call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride) : call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[25]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor4dDescriptorEx, &cubind__cudnn_offsets[25]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetTensor4dDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_tensor4d_descriptor. */
 static cudnnStatus_t call_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 26, &cubind_unavailable);
+    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensor4dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3588,34 +3565,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensor4dDescriptor(const cudnnTe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetTensor4dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    return call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride) : call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[26]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensor4dDescriptor, &cubind__cudnn_offsets[26]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_tensor_nd_descriptor. */
 static cudnnStatus_t call_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 27, &cubind_unavailable);
+    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensorNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3645,34 +3621,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptor(cudnnTensorDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetTensorNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    return call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA) : call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[27]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
+    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorNdDescriptor, &cubind__cudnn_offsets[27]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_tensor_nd_descriptor_ex. */
 static cudnnStatus_t call_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 28, &cubind_unavailable);
+    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3702,34 +3677,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptorEx(cudnnTensor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetTensorNdDescriptorEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-    return call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA) : call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[28]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-    cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
+    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorNdDescriptorEx, &cubind__cudnn_offsets[28]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetTensorNdDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_tensor_nd_descriptor. */
 static cudnnStatus_t call_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 29, &cubind_unavailable);
+    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensorNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3760,34 +3734,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorNdDescriptor(const cudnnTe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetTensorNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    return call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA) : call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[29]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorNdDescriptor, &cubind__cudnn_offsets[29]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetTensorSizeInBytes_fn)(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_tensor_size_in_bytes. */
 static cudnnStatus_t call_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 30, &cubind_unavailable);
+    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensorSizeInBytes);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3814,34 +3787,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorSizeInBytes(const cudnnTen
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetTensorSizeInBytes is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetTensorSizeInBytes(tensorDesc, size);
-    return call_cudnnGetTensorSizeInBytes(tensorDesc, size);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetTensorSizeInBytes(tensorDesc, size) : call_cudnnGetTensorSizeInBytes(tensorDesc, size);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__cached(&cubind__cudnn_slots[30]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetTensorSizeInBytes(tensorDesc, size);
-    cubind_status = cubind_fn(tensorDesc, size);
+    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorSizeInBytes, &cubind__cudnn_offsets[30]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyTensorDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_tensor_descriptor. */
 static cudnnStatus_t call_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 31, &cubind_unavailable);
+    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3867,34 +3839,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorDescriptor(cudnnTensor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyTensorDescriptor(tensorDesc);
-    return call_cudnnDestroyTensorDescriptor(tensorDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyTensorDescriptor(tensorDesc) : call_cudnnDestroyTensorDescriptor(tensorDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[31]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyTensorDescriptor(tensorDesc);
-    cubind_status = cubind_fn(tensorDesc);
+    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyTensorDescriptor, &cubind__cudnn_offsets[31]);
+    cudnnStatus_t cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnInitTransformDest_fn)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_init_transform_dest. */
 static cudnnStatus_t call_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__resolve(&cubind__cudnn_symbols.table, 32, &cubind_unavailable);
+    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__resolve(&cubind__cudnn_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cudnnInitTransformDest);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3923,34 +3894,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnInitTransformDest(const cudnnTensor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnInitTransformDest is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    return call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes) : call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__cached(&cubind__cudnn_slots[32]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__target((cubind__fnptr)slow_cudnnInitTransformDest, &cubind__cudnn_offsets[32]);
+    cudnnStatus_t cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t *transformDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_tensor_transform_descriptor. */
 static cudnnStatus_t call_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 33, &cubind_unavailable);
+    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -3976,34 +3946,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorTransformDescriptor(cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateTensorTransformDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateTensorTransformDescriptor(transformDesc);
-    return call_cudnnCreateTensorTransformDescriptor(transformDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateTensorTransformDescriptor(transformDesc) : call_cudnnCreateTensorTransformDescriptor(transformDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[33]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateTensorTransformDescriptor(transformDesc);
-    cubind_status = cubind_fn(transformDesc);
+    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateTensorTransformDescriptor, &cubind__cudnn_offsets[33]);
+    cudnnStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_tensor_transform_descriptor. */
 static cudnnStatus_t call_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 34, &cubind_unavailable);
+    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensorTransformDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4035,34 +4004,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorTransformDescriptor(cudnnT
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetTensorTransformDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    return call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction) : call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[34]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensorTransformDescriptor, &cubind__cudnn_offsets[34]);
+    cudnnStatus_t cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_tensor_transform_descriptor. */
 static cudnnStatus_t call_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 35, &cubind_unavailable);
+    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetTensorTransformDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4094,34 +4062,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorTransformDescriptor(cudnnT
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetTensorTransformDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    return call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction) : call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[35]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetTensorTransformDescriptor, &cubind__cudnn_offsets[35]);
+    cudnnStatus_t cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_tensor_transform_descriptor. */
 static cudnnStatus_t call_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 36, &cubind_unavailable);
+    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4147,34 +4114,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorTransformDescriptor(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyTensorTransformDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyTensorTransformDescriptor(transformDesc);
-    return call_cudnnDestroyTensorTransformDescriptor(transformDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyTensorTransformDescriptor(transformDesc) : call_cudnnDestroyTensorTransformDescriptor(transformDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[36]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyTensorTransformDescriptor(transformDesc);
-    cubind_status = cubind_fn(transformDesc);
+    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyTensorTransformDescriptor, &cubind__cudnn_offsets[36]);
+    cudnnStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnTransformTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_transform_tensor. */
 static cudnnStatus_t call_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 37, &cubind_unavailable);
+    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cudnnTransformTensor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4206,34 +4172,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensor(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnTransformTensor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    return call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y) : call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__cached(&cubind__cudnn_slots[37]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
+    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__target((cubind__fnptr)slow_cudnnTransformTensor, &cubind__cudnn_offsets[37]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnTransformTensorEx_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
+static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_transform_tensor_ex. */
 static cudnnStatus_t call_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 38, &cubind_unavailable);
+    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cudnnTransformTensorEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4266,34 +4231,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensorEx(cudnnHandle_t han
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnTransformTensorEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    if (cubind__tracing())
-        return traced_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    return call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData) : call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__cached(&cubind__cudnn_slots[38]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__target((cubind__fnptr)slow_cudnnTransformTensorEx, &cubind__cudnn_offsets[38]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnAddTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_add_tensor. */
 static cudnnStatus_t call_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 39, &cubind_unavailable);
+    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cudnnAddTensor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4325,34 +4289,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnAddTensor(cudnnHandle_t handle, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnAddTensor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    if (cubind__tracing())
-        return traced_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    return call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C) : call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__cached(&cubind__cudnn_slots[39]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
+    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__target((cubind__fnptr)slow_cudnnAddTensor, &cubind__cudnn_offsets[39]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t *opTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_op_tensor_descriptor. */
 static cudnnStatus_t call_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 40, &cubind_unavailable);
+    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateOpTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4378,34 +4341,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateOpTensorDescriptor(cudnnOpTen
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateOpTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateOpTensorDescriptor(opTensorDesc);
-    return call_cudnnCreateOpTensorDescriptor(opTensorDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateOpTensorDescriptor(opTensorDesc) : call_cudnnCreateOpTensorDescriptor(opTensorDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[40]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateOpTensorDescriptor(opTensorDesc);
-    cubind_status = cubind_fn(opTensorDesc);
+    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateOpTensorDescriptor, &cubind__cudnn_offsets[40]);
+    cudnnStatus_t cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_op_tensor_descriptor. */
 static cudnnStatus_t call_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 41, &cubind_unavailable);
+    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetOpTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4434,34 +4396,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetOpTensorDescriptor(cudnnOpTensor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetOpTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    return call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt) : call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[41]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetOpTensorDescriptor, &cubind__cudnn_offsets[41]);
+    cudnnStatus_t cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetOpTensorDescriptor_fn)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_op_tensor_descriptor. */
 static cudnnStatus_t call_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 42, &cubind_unavailable);
+    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetOpTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4490,34 +4451,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetOpTensorDescriptor(const cudnnOp
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetOpTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    return call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt) : call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[42]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetOpTensorDescriptor, &cubind__cudnn_offsets[42]);
+    cudnnStatus_t cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_op_tensor_descriptor. */
 static cudnnStatus_t call_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 43, &cubind_unavailable);
+    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4543,34 +4503,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyOpTensorDescriptor(cudnnOpTe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyOpTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyOpTensorDescriptor(opTensorDesc);
-    return call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyOpTensorDescriptor(opTensorDesc) : call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[43]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyOpTensorDescriptor(opTensorDesc);
-    cubind_status = cubind_fn(opTensorDesc);
+    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyOpTensorDescriptor, &cubind__cudnn_offsets[43]);
+    cudnnStatus_t cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnOpTensor_fn)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_op_tensor. */
 static cudnnStatus_t call_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 44, &cubind_unavailable);
+    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cudnnOpTensor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4606,34 +4565,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnOpTensor(cudnnHandle_t handle, cons
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnOpTensor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    if (cubind__tracing())
-        return traced_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    return call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C) : call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__cached(&cubind__cudnn_slots[44]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__target((cubind__fnptr)slow_cudnnOpTensor, &cubind__cudnn_offsets[44]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_reduce_tensor_descriptor. */
 static cudnnStatus_t call_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 45, &cubind_unavailable);
+    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4659,34 +4617,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateReduceTensorDescriptor(cudnnR
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateReduceTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
-    return call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateReduceTensorDescriptor(reduceTensorDesc) : call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[45]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
-    cubind_status = cubind_fn(reduceTensorDesc);
+    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateReduceTensorDescriptor, &cubind__cudnn_offsets[45]);
+    cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_reduce_tensor_descriptor. */
 static cudnnStatus_t call_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 46, &cubind_unavailable);
+    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetReduceTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4717,34 +4674,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetReduceTensorDescriptor(cudnnRedu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetReduceTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    return call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType) : call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[46]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetReduceTensorDescriptor, &cubind__cudnn_offsets[46]);
+    cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetReduceTensorDescriptor_fn)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_reduce_tensor_descriptor. */
 static cudnnStatus_t call_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 47, &cubind_unavailable);
+    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetReduceTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4775,34 +4731,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReduceTensorDescriptor(const cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetReduceTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    return call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType) : call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[47]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetReduceTensorDescriptor, &cubind__cudnn_offsets[47]);
+    cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_reduce_tensor_descriptor. */
 static cudnnStatus_t call_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 48, &cubind_unavailable);
+    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4828,34 +4783,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyReduceTensorDescriptor(cudnn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyReduceTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
-    return call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc) : call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[48]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
-    cubind_status = cubind_fn(reduceTensorDesc);
+    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyReduceTensorDescriptor, &cubind__cudnn_offsets[48]);
+    cudnnStatus_t cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetReductionIndicesSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_reduction_indices_size. */
 static cudnnStatus_t call_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 49, &cubind_unavailable);
+    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetReductionIndicesSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4885,34 +4839,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionIndicesSize(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetReductionIndicesSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    return call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes) : call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__cached(&cubind__cudnn_slots[49]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetReductionIndicesSize, &cubind__cudnn_offsets[49]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetReductionWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_reduction_workspace_size. */
 static cudnnStatus_t call_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 50, &cubind_unavailable);
+    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetReductionWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -4942,34 +4895,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionWorkspaceSize(cudnnHand
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetReductionWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    return call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes) : call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[50]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetReductionWorkspaceSize, &cubind__cudnn_offsets[50]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnReduceTensor_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_reduce_tensor. */
 static cudnnStatus_t call_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 51, &cubind_unavailable);
+    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cudnnReduceTensor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5006,34 +4958,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnReduceTensor(cudnnHandle_t handle, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnReduceTensor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    if (cubind__tracing())
-        return traced_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    return call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C) : call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__cached(&cubind__cudnn_slots[51]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__target((cubind__fnptr)slow_cudnnReduceTensor, &cubind__cudnn_offsets[51]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_tensor. */
 static cudnnStatus_t call_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 52, &cubind_unavailable);
+    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetTensor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5062,34 +5013,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor(cudnnHandle_t handle, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetTensor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetTensor(handle, yDesc, y, valuePtr);
-    return call_cudnnSetTensor(handle, yDesc, y, valuePtr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetTensor(handle, yDesc, y, valuePtr) : call_cudnnSetTensor(handle, yDesc, y, valuePtr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__cached(&cubind__cudnn_slots[52]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetTensor(handle, yDesc, y, valuePtr);
-    cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
+    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__target((cubind__fnptr)slow_cudnnSetTensor, &cubind__cudnn_offsets[52]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnScaleTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
+static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_scale_tensor. */
 static cudnnStatus_t call_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 53, &cubind_unavailable);
+    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cudnnScaleTensor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5118,34 +5068,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnScaleTensor(cudnnHandle_t handle, c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnScaleTensor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    if (cubind__tracing())
-        return traced_cudnnScaleTensor(handle, yDesc, y, alpha);
-    return call_cudnnScaleTensor(handle, yDesc, y, alpha);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnScaleTensor(handle, yDesc, y, alpha) : call_cudnnScaleTensor(handle, yDesc, y, alpha);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__cached(&cubind__cudnn_slots[53]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnScaleTensor(handle, yDesc, y, alpha);
-    cubind_status = cubind_fn(handle, yDesc, y, alpha);
+    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__target((cubind__fnptr)slow_cudnnScaleTensor, &cubind__cudnn_offsets[53]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateFilterDescriptor_fn)(cudnnFilterDescriptor_t *filterDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_filter_descriptor. */
 static cudnnStatus_t call_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 54, &cubind_unavailable);
+    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFilterDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5171,34 +5120,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFilterDescriptor(cudnnFilterD
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateFilterDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateFilterDescriptor(filterDesc);
-    return call_cudnnCreateFilterDescriptor(filterDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateFilterDescriptor(filterDesc) : call_cudnnCreateFilterDescriptor(filterDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__cached(&cubind__cudnn_slots[54]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateFilterDescriptor(filterDesc);
-    cubind_status = cubind_fn(filterDesc);
+    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFilterDescriptor, &cubind__cudnn_offsets[54]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetFilter4dDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_filter4d_descriptor. */
 static cudnnStatus_t call_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 55, &cubind_unavailable);
+    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFilter4dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5230,34 +5178,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilter4dDescriptor(cudnnFilterDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetFilter4dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    return call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w) : call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[55]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
+    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetFilter4dDescriptor, &cubind__cudnn_offsets[55]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetFilter4dDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_filter4d_descriptor. */
 static cudnnStatus_t call_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 56, &cubind_unavailable);
+    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFilter4dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5289,34 +5236,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilter4dDescriptor(const cudnnFi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetFilter4dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    return call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w) : call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[56]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
+    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilter4dDescriptor, &cubind__cudnn_offsets[56]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetFilterNdDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_filter_nd_descriptor. */
 static cudnnStatus_t call_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 57, &cubind_unavailable);
+    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFilterNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5346,34 +5292,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilterNdDescriptor(cudnnFilterDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetFilterNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    return call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA) : call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[57]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
+    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetFilterNdDescriptor, &cubind__cudnn_offsets[57]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetFilterNdDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_filter_nd_descriptor. */
 static cudnnStatus_t call_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 58, &cubind_unavailable);
+    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFilterNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5404,34 +5349,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterNdDescriptor(const cudnnFi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetFilterNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    return call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA) : call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[58]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilterNdDescriptor, &cubind__cudnn_offsets[58]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetFilterSizeInBytes_fn)(const cudnnFilterDescriptor_t filterDesc, size_t *size);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_filter_size_in_bytes. */
 static cudnnStatus_t call_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 59, &cubind_unavailable);
+    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFilterSizeInBytes);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5458,34 +5402,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterSizeInBytes(const cudnnFil
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetFilterSizeInBytes is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetFilterSizeInBytes(filterDesc, size);
-    return call_cudnnGetFilterSizeInBytes(filterDesc, size);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetFilterSizeInBytes(filterDesc, size) : call_cudnnGetFilterSizeInBytes(filterDesc, size);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__cached(&cubind__cudnn_slots[59]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetFilterSizeInBytes(filterDesc, size);
-    cubind_status = cubind_fn(filterDesc, size);
+    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__target((cubind__fnptr)slow_cudnnGetFilterSizeInBytes, &cubind__cudnn_offsets[59]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnTransformFilter_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
+static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_transform_filter. */
 static cudnnStatus_t call_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 60, &cubind_unavailable);
+    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_cudnnTransformFilter);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5518,34 +5461,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformFilter(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnTransformFilter is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    if (cubind__tracing())
-        return traced_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    return call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData) : call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__cached(&cubind__cudnn_slots[60]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__target((cubind__fnptr)slow_cudnnTransformFilter, &cubind__cudnn_offsets[60]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyFilterDescriptor_fn)(cudnnFilterDescriptor_t filterDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_filter_descriptor. */
 static cudnnStatus_t call_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 61, &cubind_unavailable);
+    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFilterDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5571,34 +5513,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFilterDescriptor(cudnnFilter
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyFilterDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyFilterDescriptor(filterDesc);
-    return call_cudnnDestroyFilterDescriptor(filterDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyFilterDescriptor(filterDesc) : call_cudnnDestroyFilterDescriptor(filterDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__cached(&cubind__cudnn_slots[61]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyFilterDescriptor(filterDesc);
-    cubind_status = cubind_fn(filterDesc);
+    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFilterDescriptor, &cubind__cudnn_offsets[61]);
+    cudnnStatus_t cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSoftmaxForward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_softmax_forward. */
 static cudnnStatus_t call_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 62, &cubind_unavailable);
+    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_cudnnSoftmaxForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5632,34 +5573,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxForward(cudnnHandle_t handle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSoftmaxForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    return call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y) : call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__cached(&cubind__cudnn_slots[62]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__target((cubind__fnptr)slow_cudnnSoftmaxForward, &cubind__cudnn_offsets[62]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreatePoolingDescriptor_fn)(cudnnPoolingDescriptor_t *poolingDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_pooling_descriptor. */
 static cudnnStatus_t call_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 63, &cubind_unavailable);
+    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreatePoolingDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5685,34 +5625,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreatePoolingDescriptor(cudnnPoolin
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreatePoolingDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreatePoolingDescriptor(poolingDesc);
-    return call_cudnnCreatePoolingDescriptor(poolingDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreatePoolingDescriptor(poolingDesc) : call_cudnnCreatePoolingDescriptor(poolingDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__cached(&cubind__cudnn_slots[63]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreatePoolingDescriptor(poolingDesc);
-    cubind_status = cubind_fn(poolingDesc);
+    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreatePoolingDescriptor, &cubind__cudnn_offsets[63]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetPooling2dDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_pooling2d_descriptor. */
 static cudnnStatus_t call_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 64, &cubind_unavailable);
+    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetPooling2dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5746,34 +5685,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetPooling2dDescriptor(cudnnPooling
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetPooling2dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    return call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride) : call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[64]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetPooling2dDescriptor, &cubind__cudnn_offsets[64]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetPooling2dDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_pooling2d_descriptor. */
 static cudnnStatus_t call_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 65, &cubind_unavailable);
+    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPooling2dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5807,34 +5745,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dDescriptor(const cudnnP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetPooling2dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    return call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride) : call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[65]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetPooling2dDescriptor, &cubind__cudnn_offsets[65]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetPoolingNdDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_pooling_nd_descriptor. */
 static cudnnStatus_t call_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 66, &cubind_unavailable);
+    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetPoolingNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5866,34 +5803,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetPoolingNdDescriptor(cudnnPooling
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetPoolingNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    return call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA) : call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[66]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetPoolingNdDescriptor, &cubind__cudnn_offsets[66]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_pooling_nd_descriptor. */
 static cudnnStatus_t call_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 67, &cubind_unavailable);
+    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPoolingNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5926,34 +5862,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdDescriptor(const cudnnP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetPoolingNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    return call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA) : call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[67]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetPoolingNdDescriptor, &cubind__cudnn_offsets[67]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_pooling_nd_forward_output_dim. */
 static cudnnStatus_t call_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 68, &cubind_unavailable);
+    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -5982,34 +5917,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdForwardOutputDim(const 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetPoolingNdForwardOutputDim is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    return call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA) : call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[68]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetPoolingNdForwardOutputDim, &cubind__cudnn_offsets[68]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetPooling2dForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_pooling2d_forward_output_dim. */
 static cudnnStatus_t call_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 69, &cubind_unavailable);
+    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6040,34 +5974,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dForwardOutputDim(const 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetPooling2dForwardOutputDim is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
-    return call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w) : call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[69]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
-    cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
+    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetPooling2dForwardOutputDim, &cubind__cudnn_offsets[69]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyPoolingDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_pooling_descriptor. */
 static cudnnStatus_t call_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 70, &cubind_unavailable);
+    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyPoolingDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6093,34 +6026,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyPoolingDescriptor(cudnnPooli
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyPoolingDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyPoolingDescriptor(poolingDesc);
-    return call_cudnnDestroyPoolingDescriptor(poolingDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyPoolingDescriptor(poolingDesc) : call_cudnnDestroyPoolingDescriptor(poolingDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__cached(&cubind__cudnn_slots[70]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyPoolingDescriptor(poolingDesc);
-    cubind_status = cubind_fn(poolingDesc);
+    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyPoolingDescriptor, &cubind__cudnn_offsets[70]);
+    cudnnStatus_t cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnPoolingForward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_pooling_forward. */
 static cudnnStatus_t call_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 71, &cubind_unavailable);
+    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_cudnnPoolingForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6153,34 +6085,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingForward(cudnnHandle_t handle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnPoolingForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    return call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y) : call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__cached(&cubind__cudnn_slots[71]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__target((cubind__fnptr)slow_cudnnPoolingForward, &cubind__cudnn_offsets[71]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateActivationDescriptor_fn)(cudnnActivationDescriptor_t *activationDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_activation_descriptor. */
 static cudnnStatus_t call_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 72, &cubind_unavailable);
+    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateActivationDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6206,34 +6137,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateActivationDescriptor(cudnnAct
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateActivationDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateActivationDescriptor(activationDesc);
-    return call_cudnnCreateActivationDescriptor(activationDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateActivationDescriptor(activationDesc) : call_cudnnCreateActivationDescriptor(activationDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[72]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateActivationDescriptor(activationDesc);
-    cubind_status = cubind_fn(activationDesc);
+    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateActivationDescriptor, &cubind__cudnn_offsets[72]);
+    cudnnStatus_t cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_activation_descriptor. */
 static cudnnStatus_t call_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 73, &cubind_unavailable);
+    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetActivationDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6262,34 +6192,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptor(cudnnActiva
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetActivationDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    return call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef) : call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[73]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
+    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetActivationDescriptor, &cubind__cudnn_offsets[73]);
+    cudnnStatus_t cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptor_fn)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_activation_descriptor. */
 static cudnnStatus_t call_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 74, &cubind_unavailable);
+    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetActivationDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6318,34 +6247,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptor(const cudnn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetActivationDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    return call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef) : call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[74]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
+    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetActivationDescriptor, &cubind__cudnn_offsets[74]);
+    cudnnStatus_t cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double swish_beta);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_activation_descriptor_swish_beta. */
 static cudnnStatus_t call_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 75, &cubind_unavailable);
+    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6372,34 +6300,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptorSwishBeta(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetActivationDescriptorSwishBeta is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    return call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta) : call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__cached(&cubind__cudnn_slots[75]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    cubind_status = cubind_fn(activationDesc, swish_beta);
+    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)slow_cudnnSetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[75]);
+    cudnnStatus_t cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_activation_descriptor_swish_beta. */
 static cudnnStatus_t call_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 76, &cubind_unavailable);
+    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6426,34 +6353,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptorSwishBeta(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetActivationDescriptorSwishBeta is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    return call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta) : call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__cached(&cubind__cudnn_slots[76]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    cubind_status = cubind_fn(activationDesc, swish_beta);
+    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__target((cubind__fnptr)slow_cudnnGetActivationDescriptorSwishBeta, &cubind__cudnn_offsets[76]);
+    cudnnStatus_t cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_activation_descriptor. */
 static cudnnStatus_t call_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 77, &cubind_unavailable);
+    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyActivationDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6479,34 +6405,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyActivationDescriptor(cudnnAc
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyActivationDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyActivationDescriptor(activationDesc);
-    return call_cudnnDestroyActivationDescriptor(activationDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyActivationDescriptor(activationDesc) : call_cudnnDestroyActivationDescriptor(activationDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[77]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyActivationDescriptor(activationDesc);
-    cubind_status = cubind_fn(activationDesc);
+    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyActivationDescriptor, &cubind__cudnn_offsets[77]);
+    cudnnStatus_t cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnActivationForward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_activation_forward. */
 static cudnnStatus_t call_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 78, &cubind_unavailable);
+    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 78, &cubind_unavailable, (cubind__fnptr)slow_cudnnActivationForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6539,34 +6464,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnActivationForward(cudnnHandle_t han
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnActivationForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    return call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y) : call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__cached(&cubind__cudnn_slots[78]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__target((cubind__fnptr)slow_cudnnActivationForward, &cubind__cudnn_offsets[78]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateLRNDescriptor_fn)(cudnnLRNDescriptor_t *normDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_lrn_descriptor. */
 static cudnnStatus_t call_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 79, &cubind_unavailable);
+    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 79, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateLRNDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6592,34 +6516,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateLRNDescriptor(cudnnLRNDescrip
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateLRNDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateLRNDescriptor(normDesc);
-    return call_cudnnCreateLRNDescriptor(normDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateLRNDescriptor(normDesc) : call_cudnnCreateLRNDescriptor(normDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[79]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateLRNDescriptor(normDesc);
-    cubind_status = cubind_fn(normDesc);
+    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateLRNDescriptor, &cubind__cudnn_offsets[79]);
+    cudnnStatus_t cubind_status = cubind_fn(normDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_lrn_descriptor. */
 static cudnnStatus_t call_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 80, &cubind_unavailable);
+    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 80, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetLRNDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6649,34 +6572,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetLRNDescriptor(cudnnLRNDescriptor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetLRNDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    return call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK) : call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[80]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetLRNDescriptor, &cubind__cudnn_offsets[80]);
+    cudnnStatus_t cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_lrn_descriptor. */
 static cudnnStatus_t call_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 81, &cubind_unavailable);
+    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 81, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetLRNDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6706,34 +6628,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetLRNDescriptor(cudnnLRNDescriptor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetLRNDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    return call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK) : call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[81]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetLRNDescriptor, &cubind__cudnn_offsets[81]);
+    cudnnStatus_t cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyLRNDescriptor_fn)(cudnnLRNDescriptor_t lrnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_lrn_descriptor. */
 static cudnnStatus_t call_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 82, &cubind_unavailable);
+    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 82, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyLRNDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6759,34 +6680,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyLRNDescriptor(cudnnLRNDescri
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyLRNDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyLRNDescriptor(lrnDesc);
-    return call_cudnnDestroyLRNDescriptor(lrnDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyLRNDescriptor(lrnDesc) : call_cudnnDestroyLRNDescriptor(lrnDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[82]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyLRNDescriptor(lrnDesc);
-    cubind_status = cubind_fn(lrnDesc);
+    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyLRNDescriptor, &cubind__cudnn_offsets[82]);
+    cudnnStatus_t cubind_status = cubind_fn(lrnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_lrn_cross_channel_forward. */
 static cudnnStatus_t call_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 83, &cubind_unavailable);
+    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 83, &cubind_unavailable, (cubind__fnptr)slow_cudnnLRNCrossChannelForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6820,34 +6740,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelForward(cudnnHandle_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnLRNCrossChannelForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    return call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y) : call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__cached(&cubind__cudnn_slots[83]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__target((cubind__fnptr)slow_cudnnLRNCrossChannelForward, &cubind__cudnn_offsets[83]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_divisive_normalization_forward. */
 static cudnnStatus_t call_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 84, &cubind_unavailable);
+    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 84, &cubind_unavailable, (cubind__fnptr)slow_cudnnDivisiveNormalizationForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6884,34 +6803,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationForward(cudnnH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDivisiveNormalizationForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    return call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y) : call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__cached(&cubind__cudnn_slots[84]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__target((cubind__fnptr)slow_cudnnDivisiveNormalizationForward, &cubind__cudnn_offsets[84]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDeriveBNTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_derive_bn_tensor_descriptor. */
 static cudnnStatus_t call_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 85, &cubind_unavailable);
+    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 85, &cubind_unavailable, (cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -6939,34 +6857,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveBNTensorDescriptor(cudnnTenso
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDeriveBNTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    if (cubind__tracing())
-        return traced_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
-    return call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode) : call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[85]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
-    cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
+    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDeriveBNTensorDescriptor, &cubind__cudnn_offsets[85]);
+    cudnnStatus_t cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_batch_normalization_forward_inference. */
 static cudnnStatus_t call_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 86, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 86, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationForwardInference);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7005,34 +6922,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardInference(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBatchNormalizationForwardInference is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    if (cubind__tracing())
-        return traced_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    return call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon) : call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__cached(&cubind__cudnn_slots[86]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardInference, &cubind__cudnn_offsets[86]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDeriveNormTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_derive_norm_tensor_descriptor. */
 static cudnnStatus_t call_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 87, &cubind_unavailable);
+    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 87, &cubind_unavailable, (cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7062,34 +6978,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveNormTensorDescriptor(cudnnTen
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDeriveNormTensorDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    return call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt) : call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[87]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDeriveNormTensorDescriptor, &cubind__cudnn_offsets[87]);
+    cudnnStatus_t cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_normalization_forward_inference. */
 static cudnnStatus_t call_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 88, &cubind_unavailable);
+    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 88, &cubind_unavailable, (cubind__fnptr)slow_cudnnNormalizationForwardInference);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7135,34 +7050,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardInference(cudnn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnNormalizationForwardInference is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    return call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt) : call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__cached(&cubind__cudnn_slots[88]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationForwardInference, &cubind__cudnn_offsets[88]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateSpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t *stDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_spatial_transformer_descriptor. */
 static cudnnStatus_t call_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 89, &cubind_unavailable);
+    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 89, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7188,34 +7102,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSpatialTransformerDescriptor(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateSpatialTransformerDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateSpatialTransformerDescriptor(stDesc);
-    return call_cudnnCreateSpatialTransformerDescriptor(stDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateSpatialTransformerDescriptor(stDesc) : call_cudnnCreateSpatialTransformerDescriptor(stDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__cached(&cubind__cudnn_slots[89]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateSpatialTransformerDescriptor(stDesc);
-    cubind_status = cubind_fn(stDesc);
+    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateSpatialTransformerDescriptor, &cubind__cudnn_offsets[89]);
+    cudnnStatus_t cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetSpatialTransformerNdDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_spatial_transformer_nd_descriptor. */
 static cudnnStatus_t call_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 90, &cubind_unavailable);
+    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 90, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7245,34 +7158,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetSpatialTransformerNdDescriptor(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetSpatialTransformerNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    return call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA) : call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[90]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
+    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetSpatialTransformerNdDescriptor, &cubind__cudnn_offsets[90]);
+    cudnnStatus_t cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroySpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_spatial_transformer_descriptor. */
 static cudnnStatus_t call_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 91, &cubind_unavailable);
+    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 91, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7298,34 +7210,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySpatialTransformerDescriptor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroySpatialTransformerDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroySpatialTransformerDescriptor(stDesc);
-    return call_cudnnDestroySpatialTransformerDescriptor(stDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroySpatialTransformerDescriptor(stDesc) : call_cudnnDestroySpatialTransformerDescriptor(stDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__cached(&cubind__cudnn_slots[91]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroySpatialTransformerDescriptor(stDesc);
-    cubind_status = cubind_fn(stDesc);
+    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroySpatialTransformerDescriptor, &cubind__cudnn_offsets[91]);
+    cudnnStatus_t cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorForward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_spatial_tf_grid_generator_forward. */
 static cudnnStatus_t call_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 92, &cubind_unavailable);
+    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 92, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7354,34 +7265,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorForward(cudnn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSpatialTfGridGeneratorForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    if (cubind__tracing())
-        return traced_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
-    return call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid) : call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__cached(&cubind__cudnn_slots[92]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
-    cubind_status = cubind_fn(handle, stDesc, theta, grid);
+    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfGridGeneratorForward, &cubind__cudnn_offsets[92]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerForward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_spatial_tf_sampler_forward. */
 static cudnnStatus_t call_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 93, &cubind_unavailable);
+    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 93, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfSamplerForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7415,34 +7325,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerForward(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSpatialTfSamplerForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    return call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y) : call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__cached(&cubind__cudnn_slots[93]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfSamplerForward, &cubind__cudnn_offsets[93]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateDropoutDescriptor_fn)(cudnnDropoutDescriptor_t *dropoutDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_dropout_descriptor. */
 static cudnnStatus_t call_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 94, &cubind_unavailable);
+    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 94, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateDropoutDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7468,34 +7377,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateDropoutDescriptor(cudnnDropou
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateDropoutDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateDropoutDescriptor(dropoutDesc);
-    return call_cudnnCreateDropoutDescriptor(dropoutDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateDropoutDescriptor(dropoutDesc) : call_cudnnCreateDropoutDescriptor(dropoutDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[94]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateDropoutDescriptor(dropoutDesc);
-    cubind_status = cubind_fn(dropoutDesc);
+    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateDropoutDescriptor, &cubind__cudnn_offsets[94]);
+    cudnnStatus_t cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_dropout_descriptor. */
 static cudnnStatus_t call_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 95, &cubind_unavailable);
+    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 95, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyDropoutDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7521,34 +7429,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyDropoutDescriptor(cudnnDropo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyDropoutDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyDropoutDescriptor(dropoutDesc);
-    return call_cudnnDestroyDropoutDescriptor(dropoutDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyDropoutDescriptor(dropoutDesc) : call_cudnnDestroyDropoutDescriptor(dropoutDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[95]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyDropoutDescriptor(dropoutDesc);
-    cubind_status = cubind_fn(dropoutDesc);
+    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyDropoutDescriptor, &cubind__cudnn_offsets[95]);
+    cudnnStatus_t cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDropoutGetStatesSize_fn)(cudnnHandle_t handle, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_dropout_get_states_size. */
 static cudnnStatus_t call_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 96, &cubind_unavailable);
+    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 96, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutGetStatesSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7575,34 +7482,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetStatesSize(cudnnHandle_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDropoutGetStatesSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnDropoutGetStatesSize(handle, sizeInBytes);
-    return call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDropoutGetStatesSize(handle, sizeInBytes) : call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__cached(&cubind__cudnn_slots[96]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDropoutGetStatesSize(handle, sizeInBytes);
-    cubind_status = cubind_fn(handle, sizeInBytes);
+    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutGetStatesSize, &cubind__cudnn_offsets[96]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDropoutGetReserveSpaceSize_fn)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_dropout_get_reserve_space_size. */
 static cudnnStatus_t call_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 97, &cubind_unavailable);
+    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 97, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7629,34 +7535,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetReserveSpaceSize(cudnnTen
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDropoutGetReserveSpaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
-    return call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes) : call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[97]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
-    cubind_status = cubind_fn(xdesc, sizeInBytes);
+    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutGetReserveSpaceSize, &cubind__cudnn_offsets[97]);
+    cudnnStatus_t cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_dropout_descriptor. */
 static cudnnStatus_t call_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 98, &cubind_unavailable);
+    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 98, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetDropoutDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7687,34 +7592,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetDropoutDescriptor(cudnnDropoutDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetDropoutDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    return call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed) : call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[98]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetDropoutDescriptor, &cubind__cudnn_offsets[98]);
+    cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRestoreDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_restore_dropout_descriptor. */
 static cudnnStatus_t call_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 99, &cubind_unavailable);
+    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 99, &cubind_unavailable, (cubind__fnptr)slow_cudnnRestoreDropoutDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7745,34 +7649,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRestoreDropoutDescriptor(cudnnDropo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRestoreDropoutDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    if (cubind__tracing())
-        return traced_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    return call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed) : call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[99]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnRestoreDropoutDescriptor, &cubind__cudnn_offsets[99]);
+    cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_dropout_descriptor. */
 static cudnnStatus_t call_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 100, &cubind_unavailable);
+    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 100, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetDropoutDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7802,34 +7705,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetDropoutDescriptor(cudnnDropoutDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetDropoutDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
-    return call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed) : call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[100]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
-    cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
+    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetDropoutDescriptor, &cubind__cudnn_offsets[100]);
+    cudnnStatus_t cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDropoutForward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_dropout_forward. */
 static cudnnStatus_t call_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 101, &cubind_unavailable);
+    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 101, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7862,34 +7764,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutForward(cudnnHandle_t handle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDropoutForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    return call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes) : call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__cached(&cubind__cudnn_slots[101]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutForward, &cubind__cudnn_offsets[101]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnOpsVersionCheck_fn)(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_ops_version_check. */
 static cudnnStatus_t call_cudnnOpsVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 102, &cubind_unavailable);
+    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 102, &cubind_unavailable, (cubind__fnptr)slow_cudnnOpsVersionCheck);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7914,34 +7815,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnOpsVersionCheck(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnOpsVersionCheck is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void)
 {
-    if (cubind__tracing())
-        return traced_cudnnOpsVersionCheck();
-    return call_cudnnOpsVersionCheck();
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnOpsVersionCheck() : call_cudnnOpsVersionCheck();
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_ops_version_check(void)
 {
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[102]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnOpsVersionCheck();
-    cubind_status = cubind_fn();
+    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnOpsVersionCheck, &cubind__cudnn_offsets[102]);
+    cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSoftmaxBackward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_softmax_backward. */
 static cudnnStatus_t call_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 103, &cubind_unavailable);
+    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 103, &cubind_unavailable, (cubind__fnptr)slow_cudnnSoftmaxBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -7977,34 +7877,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxBackward(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSoftmaxBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    if (cubind__tracing())
-        return traced_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    return call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx) : call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__cached(&cubind__cudnn_slots[103]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSoftmaxBackward, &cubind__cudnn_offsets[103]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnPoolingBackward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_pooling_backward. */
 static cudnnStatus_t call_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 104, &cubind_unavailable);
+    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 104, &cubind_unavailable, (cubind__fnptr)slow_cudnnPoolingBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8041,34 +7940,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingBackward(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnPoolingBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    if (cubind__tracing())
-        return traced_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    return call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) : call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__cached(&cubind__cudnn_slots[104]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__target((cubind__fnptr)slow_cudnnPoolingBackward, &cubind__cudnn_offsets[104]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnActivationBackward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_activation_backward. */
 static cudnnStatus_t call_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 105, &cubind_unavailable);
+    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 105, &cubind_unavailable, (cubind__fnptr)slow_cudnnActivationBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8105,34 +8003,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnActivationBackward(cudnnHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnActivationBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    if (cubind__tracing())
-        return traced_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    return call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) : call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__cached(&cubind__cudnn_slots[105]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnActivationBackward, &cubind__cudnn_offsets[105]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_lrn_cross_channel_backward. */
 static cudnnStatus_t call_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 106, &cubind_unavailable);
+    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 106, &cubind_unavailable, (cubind__fnptr)slow_cudnnLRNCrossChannelBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8170,34 +8067,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelBackward(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnLRNCrossChannelBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    if (cubind__tracing())
-        return traced_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    return call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) : call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__cached(&cubind__cudnn_slots[106]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__target((cubind__fnptr)slow_cudnnLRNCrossChannelBackward, &cubind__cudnn_offsets[106]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_divisive_normalization_backward. */
 static cudnnStatus_t call_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 107, &cubind_unavailable);
+    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 107, &cubind_unavailable, (cubind__fnptr)slow_cudnnDivisiveNormalizationBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8236,34 +8132,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationBackward(cudnn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDivisiveNormalizationBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    if (cubind__tracing())
-        return traced_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    return call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans) : call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__cached(&cubind__cudnn_slots[107]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnDivisiveNormalizationBackward, &cubind__cudnn_offsets[107]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size. */
 static cudnnStatus_t call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 108, &cubind_unavailable);
+    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 108, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8297,34 +8192,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationForwardTrainin
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    return call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes) : call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[108]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cubind__cudnn_offsets[108]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_batch_normalization_backward_ex_workspace_size. */
 static cudnnStatus_t call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 109, &cubind_unavailable);
+    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 109, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8360,34 +8254,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationBackwardExWork
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetBatchNormalizationBackwardExWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    return call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes) : call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[109]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cubind__cudnn_offsets[109]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size. */
 static cudnnStatus_t call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 110, &cubind_unavailable);
+    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 110, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8418,34 +8311,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationTrainingExRese
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetBatchNormalizationTrainingExReserveSpaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    return call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes) : call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[110]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cubind__cudnn_offsets[110]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_batch_normalization_forward_training. */
 static cudnnStatus_t call_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 111, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 111, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8487,34 +8379,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTraining(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBatchNormalizationForwardTraining is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    if (cubind__tracing())
-        return traced_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    return call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance) : call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__cached(&cubind__cudnn_slots[111]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardTraining, &cubind__cudnn_offsets[111]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTrainingEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_batch_normalization_forward_training_ex. */
 static cudnnStatus_t call_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 112, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 112, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8564,34 +8455,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTrainingEx
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBatchNormalizationForwardTrainingEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    return call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes) : call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__cached(&cubind__cudnn_slots[112]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationForwardTrainingEx, &cubind__cudnn_offsets[112]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackward_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_batch_normalization_backward. */
 static cudnnStatus_t call_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 113, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 113, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8635,34 +8525,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackward(cudnnHan
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBatchNormalizationBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    if (cubind__tracing())
-        return traced_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    return call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance) : call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__cached(&cubind__cudnn_slots[113]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationBackward, &cubind__cudnn_offsets[113]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackwardEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_batch_normalization_backward_ex. */
 static cudnnStatus_t call_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 114, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 114, &cubind_unavailable, (cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8717,34 +8606,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackwardEx(cudnnH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBatchNormalizationBackwardEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    return call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes) : call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__cached(&cubind__cudnn_slots[114]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__target((cubind__fnptr)slow_cudnnBatchNormalizationBackwardEx, &cubind__cudnn_offsets[114]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_normalization_forward_training_workspace_size. */
 static cudnnStatus_t call_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 115, &cubind_unavailable);
+    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 115, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8781,34 +8669,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationForwardTrainingWork
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetNormalizationForwardTrainingWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    return call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt) : call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[115]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cubind__cudnn_offsets[115]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_normalization_backward_workspace_size. */
 static cudnnStatus_t call_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 116, &cubind_unavailable);
+    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 116, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8847,34 +8734,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationBackwardWorkspaceSi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetNormalizationBackwardWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    return call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt) : call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[116]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationBackwardWorkspaceSize, &cubind__cudnn_offsets[116]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_normalization_training_reserve_space_size. */
 static cudnnStatus_t call_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 117, &cubind_unavailable);
+    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 117, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8907,34 +8793,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationTrainingReserveSpac
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetNormalizationTrainingReserveSpaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    return call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt) : call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[117]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetNormalizationTrainingReserveSpaceSize, &cubind__cudnn_offsets[117]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_normalization_forward_training. */
 static cudnnStatus_t call_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 118, &cubind_unavailable);
+    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 118, &cubind_unavailable, (cubind__fnptr)slow_cudnnNormalizationForwardTraining);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -8987,34 +8872,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardTraining(cudnnH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnNormalizationForwardTraining is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    return call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt) : call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__cached(&cubind__cudnn_slots[118]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationForwardTraining, &cubind__cudnn_offsets[118]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnNormalizationBackward_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_normalization_backward. */
 static cudnnStatus_t call_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 119, &cubind_unavailable);
+    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 119, &cubind_unavailable, (cubind__fnptr)slow_cudnnNormalizationBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9072,34 +8956,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationBackward(cudnnHandle_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnNormalizationBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    if (cubind__tracing())
-        return traced_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    return call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt) : call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__cached(&cubind__cudnn_slots[119]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__target((cubind__fnptr)slow_cudnnNormalizationBackward, &cubind__cudnn_offsets[119]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorBackward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_spatial_tf_grid_generator_backward. */
 static cudnnStatus_t call_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 120, &cubind_unavailable);
+    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 120, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9128,34 +9011,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorBackward(cudn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSpatialTfGridGeneratorBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    if (cubind__tracing())
-        return traced_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
-    return call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta) : call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__cached(&cubind__cudnn_slots[120]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
-    cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
+    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfGridGeneratorBackward, &cubind__cudnn_offsets[120]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerBackward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_spatial_tf_sampler_backward. */
 static cudnnStatus_t call_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 121, &cubind_unavailable);
+    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 121, &cubind_unavailable, (cubind__fnptr)slow_cudnnSpatialTfSamplerBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9194,34 +9076,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerBackward(cudnnHandl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSpatialTfSamplerBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    if (cubind__tracing())
-        return traced_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    return call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid) : call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__cached(&cubind__cudnn_slots[121]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__target((cubind__fnptr)slow_cudnnSpatialTfSamplerBackward, &cubind__cudnn_offsets[121]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDropoutBackward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_dropout_backward. */
 static cudnnStatus_t call_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 122, &cubind_unavailable);
+    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 122, &cubind_unavailable, (cubind__fnptr)slow_cudnnDropoutBackward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9254,34 +9135,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutBackward(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDropoutBackward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    return call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes) : call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__cached(&cubind__cudnn_slots[122]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__target((cubind__fnptr)slow_cudnnDropoutBackward, &cubind__cudnn_offsets[122]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateRNNDescriptor_fn)(cudnnRNNDescriptor_t *rnnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_rnn_descriptor. */
 static cudnnStatus_t call_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 123, &cubind_unavailable);
+    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 123, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateRNNDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9307,34 +9187,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDescriptor(cudnnRNNDescrip
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateRNNDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateRNNDescriptor(rnnDesc);
-    return call_cudnnCreateRNNDescriptor(rnnDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateRNNDescriptor(rnnDesc) : call_cudnnCreateRNNDescriptor(rnnDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[123]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateRNNDescriptor(rnnDesc);
-    cubind_status = cubind_fn(rnnDesc);
+    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateRNNDescriptor, &cubind__cudnn_offsets[123]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDescriptor_fn)(cudnnRNNDescriptor_t rnnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_rnn_descriptor. */
 static cudnnStatus_t call_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 124, &cubind_unavailable);
+    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 124, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyRNNDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9360,34 +9239,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDescriptor(cudnnRNNDescri
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyRNNDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyRNNDescriptor(rnnDesc);
-    return call_cudnnDestroyRNNDescriptor(rnnDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyRNNDescriptor(rnnDesc) : call_cudnnDestroyRNNDescriptor(rnnDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[124]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyRNNDescriptor(rnnDesc);
-    cubind_status = cubind_fn(rnnDesc);
+    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyRNNDescriptor, &cubind__cudnn_offsets[124]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_rnn_descriptor_v8. */
 static cudnnStatus_t call_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 125, &cubind_unavailable);
+    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 125, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetRNNDescriptor_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9427,34 +9305,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDescriptor_v8(cudnnRNNDescrip
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetRNNDescriptor_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    return call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags) : call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[125]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnSetRNNDescriptor_v8, &cubind__cudnn_offsets[125]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_rnn_descriptor_v8. */
 static cudnnStatus_t call_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 126, &cubind_unavailable);
+    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 126, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNDescriptor_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9494,34 +9371,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDescriptor_v8(cudnnRNNDescrip
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetRNNDescriptor_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    return call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags) : call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[126]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNDescriptor_v8, &cubind__cudnn_offsets[126]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_set_clip_v8. */
 static cudnnStatus_t call_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 127, &cubind_unavailable);
+    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 127, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNSetClip_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9551,34 +9427,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNSetClip_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    return call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip) : call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__cached(&cubind__cudnn_slots[127]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNSetClip_v8, &cubind__cudnn_offsets[127]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_set_clip_v9. */
 static cudnnStatus_t call_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 128, &cubind_unavailable);
+    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 128, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNSetClip_v9);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9607,34 +9482,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNSetClip_v9 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    return call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip) : call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__cached(&cubind__cudnn_slots[128]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
+    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__target((cubind__fnptr)slow_cudnnRNNSetClip_v9, &cubind__cudnn_offsets[128]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_get_clip_v8. */
 static cudnnStatus_t call_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 129, &cubind_unavailable);
+    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 129, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNGetClip_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9664,34 +9538,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNGetClip_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    return call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip) : call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__cached(&cubind__cudnn_slots[129]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNGetClip_v8, &cubind__cudnn_offsets[129]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_get_clip_v9. */
 static cudnnStatus_t call_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 130, &cubind_unavailable);
+    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 130, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNGetClip_v9);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9720,34 +9593,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNGetClip_v9 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    return call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip) : call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__cached(&cubind__cudnn_slots[130]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
+    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__target((cubind__fnptr)slow_cudnnRNNGetClip_v9, &cubind__cudnn_offsets[130]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnBuildRNNDynamic_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
+static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_build_rnn_dynamic. */
 static cudnnStatus_t call_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__resolve(&cubind__cudnn_symbols.table, 131, &cubind_unavailable);
+    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__resolve(&cubind__cudnn_symbols.table, 131, &cubind_unavailable, (cubind__fnptr)slow_cudnnBuildRNNDynamic);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9775,34 +9647,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBuildRNNDynamic(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnBuildRNNDynamic is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    if (cubind__tracing())
-        return traced_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
-    return call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch) : call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__cached(&cubind__cudnn_slots[131]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
-    cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
+    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__target((cubind__fnptr)slow_cudnnBuildRNNDynamic, &cubind__cudnn_offsets[131]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetRNNTempSpaceSizes_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_rnn_temp_space_sizes. */
 static cudnnStatus_t call_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 132, &cubind_unavailable);
+    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 132, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9833,34 +9704,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNTempSpaceSizes(cudnnHandle_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetRNNTempSpaceSizes is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    return call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize) : call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__cached(&cubind__cudnn_slots[132]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNTempSpaceSizes, &cubind__cudnn_offsets[132]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightSpaceSize_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_rnn_weight_space_size. */
 static cudnnStatus_t call_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 133, &cubind_unavailable);
+    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 133, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9888,34 +9758,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightSpaceSize(cudnnHandle_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetRNNWeightSpaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
-    return call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize) : call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[133]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
-    cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
+    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNWeightSpaceSize, &cubind__cudnn_offsets[133]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightParams_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_rnn_weight_params. */
 static cudnnStatus_t call_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__resolve(&cubind__cudnn_symbols.table, 134, &cubind_unavailable);
+    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__resolve(&cubind__cudnn_symbols.table, 134, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNWeightParams);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -9950,34 +9819,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightParams(cudnnHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetRNNWeightParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    return call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr) : call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__cached(&cubind__cudnn_slots[134]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNWeightParams, &cubind__cudnn_offsets[134]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t *rnnDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_rnn_data_descriptor. */
 static cudnnStatus_t call_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 135, &cubind_unavailable);
+    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 135, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateRNNDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10003,34 +9871,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDataDescriptor(cudnnRNNDat
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateRNNDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateRNNDataDescriptor(rnnDataDesc);
-    return call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateRNNDataDescriptor(rnnDataDesc) : call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[135]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateRNNDataDescriptor(rnnDataDesc);
-    cubind_status = cubind_fn(rnnDataDesc);
+    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateRNNDataDescriptor, &cubind__cudnn_offsets[135]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_rnn_data_descriptor. */
 static cudnnStatus_t call_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 136, &cubind_unavailable);
+    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 136, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10056,34 +9923,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDataDescriptor(cudnnRNNDa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyRNNDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
-    return call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyRNNDataDescriptor(rnnDataDesc) : call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[136]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
-    cubind_status = cubind_fn(rnnDataDesc);
+    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyRNNDataDescriptor, &cubind__cudnn_offsets[136]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_rnn_data_descriptor. */
 static cudnnStatus_t call_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 137, &cubind_unavailable);
+    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 137, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetRNNDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10116,34 +9982,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDataDescriptor(cudnnRNNDataDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetRNNDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    return call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill) : call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[137]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetRNNDataDescriptor, &cubind__cudnn_offsets[137]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_rnn_data_descriptor. */
 static cudnnStatus_t call_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 138, &cubind_unavailable);
+    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 138, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetRNNDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10177,34 +10042,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDataDescriptor(cudnnRNNDataDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetRNNDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    return call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill) : call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[138]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetRNNDataDescriptor, &cubind__cudnn_offsets[138]);
+    cudnnStatus_t cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNForward_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_forward. */
 static cudnnStatus_t call_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 139, &cubind_unavailable);
+    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 139, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10249,34 +10113,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNForward(cudnnHandle_t handle, cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    return call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace) : call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__cached(&cubind__cudnn_slots[139]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__target((cubind__fnptr)slow_cudnnRNNForward, &cubind__cudnn_offsets[139]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t *seqDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_seq_data_descriptor. */
 static cudnnStatus_t call_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 140, &cubind_unavailable);
+    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 140, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateSeqDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10302,34 +10165,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSeqDataDescriptor(cudnnSeqDat
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateSeqDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateSeqDataDescriptor(seqDataDesc);
-    return call_cudnnCreateSeqDataDescriptor(seqDataDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateSeqDataDescriptor(seqDataDesc) : call_cudnnCreateSeqDataDescriptor(seqDataDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[140]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateSeqDataDescriptor(seqDataDesc);
-    cubind_status = cubind_fn(seqDataDesc);
+    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateSeqDataDescriptor, &cubind__cudnn_offsets[140]);
+    cudnnStatus_t cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroySeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_seq_data_descriptor. */
 static cudnnStatus_t call_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 141, &cubind_unavailable);
+    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 141, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroySeqDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10355,34 +10217,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySeqDataDescriptor(cudnnSeqDa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroySeqDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroySeqDataDescriptor(seqDataDesc);
-    return call_cudnnDestroySeqDataDescriptor(seqDataDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroySeqDataDescriptor(seqDataDesc) : call_cudnnDestroySeqDataDescriptor(seqDataDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[141]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroySeqDataDescriptor(seqDataDesc);
-    cubind_status = cubind_fn(seqDataDesc);
+    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroySeqDataDescriptor, &cubind__cudnn_offsets[141]);
+    cudnnStatus_t cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_seq_data_descriptor. */
 static cudnnStatus_t call_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 142, &cubind_unavailable);
+    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 142, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetSeqDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10415,34 +10276,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetSeqDataDescriptor(cudnnSeqDataDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetSeqDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    return call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill) : call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[142]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetSeqDataDescriptor, &cubind__cudnn_offsets[142]);
+    cudnnStatus_t cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetSeqDataDescriptor_fn)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_seq_data_descriptor. */
 static cudnnStatus_t call_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 143, &cubind_unavailable);
+    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 143, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetSeqDataDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10477,34 +10337,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetSeqDataDescriptor(const cudnnSeq
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetSeqDataDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    return call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill) : call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[143]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetSeqDataDescriptor, &cubind__cudnn_offsets[143]);
+    cudnnStatus_t cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateAttnDescriptor_fn)(cudnnAttnDescriptor_t *attnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_attn_descriptor. */
 static cudnnStatus_t call_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 144, &cubind_unavailable);
+    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 144, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateAttnDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10530,34 +10389,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateAttnDescriptor(cudnnAttnDescr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateAttnDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateAttnDescriptor(attnDesc);
-    return call_cudnnCreateAttnDescriptor(attnDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateAttnDescriptor(attnDesc) : call_cudnnCreateAttnDescriptor(attnDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[144]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateAttnDescriptor(attnDesc);
-    cubind_status = cubind_fn(attnDesc);
+    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateAttnDescriptor, &cubind__cudnn_offsets[144]);
+    cudnnStatus_t cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_attn_descriptor. */
 static cudnnStatus_t call_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 145, &cubind_unavailable);
+    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 145, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyAttnDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10583,34 +10441,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyAttnDescriptor(cudnnAttnDesc
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyAttnDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyAttnDescriptor(attnDesc);
-    return call_cudnnDestroyAttnDescriptor(attnDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyAttnDescriptor(attnDesc) : call_cudnnDestroyAttnDescriptor(attnDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[145]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyAttnDescriptor(attnDesc);
-    cubind_status = cubind_fn(attnDesc);
+    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyAttnDescriptor, &cubind__cudnn_offsets[145]);
+    cudnnStatus_t cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_attn_descriptor. */
 static cudnnStatus_t call_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 146, &cubind_unavailable);
+    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 146, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetAttnDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10655,34 +10512,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetAttnDescriptor(cudnnAttnDescript
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetAttnDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    return call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize) : call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[146]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetAttnDescriptor, &cubind__cudnn_offsets[146]);
+    cudnnStatus_t cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_attn_descriptor. */
 static cudnnStatus_t call_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 147, &cubind_unavailable);
+    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 147, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetAttnDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10727,34 +10583,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetAttnDescriptor(cudnnAttnDescript
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetAttnDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    return call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize) : call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[147]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetAttnDescriptor, &cubind__cudnn_offsets[147]);
+    cudnnStatus_t cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnBuffers_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_multi_head_attn_buffers. */
 static cudnnStatus_t call_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__resolve(&cubind__cudnn_symbols.table, 148, &cubind_unavailable);
+    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__resolve(&cubind__cudnn_symbols.table, 148, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10784,34 +10639,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnBuffers(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetMultiHeadAttnBuffers is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    return call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes) : call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__cached(&cubind__cudnn_slots[148]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__target((cubind__fnptr)slow_cudnnGetMultiHeadAttnBuffers, &cubind__cudnn_offsets[148]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_multi_head_attn_weights. */
 static cudnnStatus_t call_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 149, &cubind_unavailable);
+    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 149, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10843,34 +10697,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnWeights(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetMultiHeadAttnWeights is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    return call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr) : call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__cached(&cubind__cudnn_slots[149]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__target((cubind__fnptr)slow_cudnnGetMultiHeadAttnWeights, &cubind__cudnn_offsets[149]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnForward_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_multi_head_attn_forward. */
 static cudnnStatus_t call_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 150, &cubind_unavailable);
+    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 150, &cubind_unavailable, (cubind__fnptr)slow_cudnnMultiHeadAttnForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10917,34 +10770,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnForward(cudnnHandle_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnMultiHeadAttnForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    if (cubind__tracing())
-        return traced_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    return call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace) : call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__cached(&cubind__cudnn_slots[150]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnForward, &cubind__cudnn_offsets[150]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnAdvVersionCheck_fn)(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_adv_version_check. */
 static cudnnStatus_t call_cudnnAdvVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 151, &cubind_unavailable);
+    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 151, &cubind_unavailable, (cubind__fnptr)slow_cudnnAdvVersionCheck);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -10969,34 +10821,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnAdvVersionCheck(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnAdvVersionCheck is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void)
 {
-    if (cubind__tracing())
-        return traced_cudnnAdvVersionCheck();
-    return call_cudnnAdvVersionCheck();
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnAdvVersionCheck() : call_cudnnAdvVersionCheck();
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_adv_version_check(void)
 {
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[151]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnAdvVersionCheck();
-    cubind_status = cubind_fn();
+    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnAdvVersionCheck, &cubind__cudnn_offsets[151]);
+    cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNBackwardData_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_backward_data_v8. */
 static cudnnStatus_t call_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 152, &cubind_unavailable);
+    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 152, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNBackwardData_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11043,34 +10894,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardData_v8(cudnnHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNBackwardData_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    return call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace) : call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__cached(&cubind__cudnn_slots[152]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNBackwardData_v8, &cubind__cudnn_offsets[152]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnRNNBackwardWeights_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_rnn_backward_weights_v8. */
 static cudnnStatus_t call_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 153, &cubind_unavailable);
+    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 153, &cubind_unavailable, (cubind__fnptr)slow_cudnnRNNBackwardWeights_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11111,34 +10961,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardWeights_v8(cudnnHandle_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnRNNBackwardWeights_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    if (cubind__tracing())
-        return traced_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    return call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace) : call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__cached(&cubind__cudnn_slots[153]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__target((cubind__fnptr)slow_cudnnRNNBackwardWeights_v8, &cubind__cudnn_offsets[153]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardData_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_multi_head_attn_backward_data. */
 static cudnnStatus_t call_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 154, &cubind_unavailable);
+    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 154, &cubind_unavailable, (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11186,34 +11035,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardData(cudnnHand
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnMultiHeadAttnBackwardData is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    if (cubind__tracing())
-        return traced_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    return call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace) : call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__cached(&cubind__cudnn_slots[154]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnBackwardData, &cubind__cudnn_offsets[154]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_multi_head_attn_backward_weights. */
 static cudnnStatus_t call_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 155, &cubind_unavailable);
+    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 155, &cubind_unavailable, (cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11256,34 +11104,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardWeights(cudnnH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnMultiHeadAttnBackwardWeights is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    if (cubind__tracing())
-        return traced_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    return call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace) : call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__cached(&cubind__cudnn_slots[155]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__target((cubind__fnptr)slow_cudnnMultiHeadAttnBackwardWeights, &cubind__cudnn_offsets[155]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t *ctcLossDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_ctc_loss_descriptor. */
 static cudnnStatus_t call_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 156, &cubind_unavailable);
+    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 156, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateCTCLossDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11309,34 +11156,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateCTCLossDescriptor(cudnnCTCLos
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateCTCLossDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateCTCLossDescriptor(ctcLossDesc);
-    return call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateCTCLossDescriptor(ctcLossDesc) : call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[156]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateCTCLossDescriptor(ctcLossDesc);
-    cubind_status = cubind_fn(ctcLossDesc);
+    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateCTCLossDescriptor, &cubind__cudnn_offsets[156]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_ctc_loss_descriptor. */
 static cudnnStatus_t call_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 157, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 157, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11363,34 +11209,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor(cudnnCTCLossDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetCTCLossDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
-    return call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetCTCLossDescriptor(ctcLossDesc, compType) : call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[157]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
-    cubind_status = cubind_fn(ctcLossDesc, compType);
+    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor, &cubind__cudnn_offsets[157]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_ctc_loss_descriptor_ex. */
 static cudnnStatus_t call_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 158, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 158, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11419,34 +11264,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptorEx(cudnnCTCLoss
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetCTCLossDescriptorEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    return call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode) : call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[158]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
+    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptorEx, &cubind__cudnn_offsets[158]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_ctc_loss_descriptor_v8. */
 static cudnnStatus_t call_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 159, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 159, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11476,34 +11320,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v8(cudnnCTCLos
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetCTCLossDescriptor_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    return call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength) : call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[159]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v8, &cubind__cudnn_offsets[159]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_ctc_loss_descriptor_v9. */
 static cudnnStatus_t call_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 160, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 160, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11533,34 +11376,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v9(cudnnCTCLos
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetCTCLossDescriptor_v9 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    return call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength) : call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__cached(&cubind__cudnn_slots[160]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)slow_cudnnSetCTCLossDescriptor_v9, &cubind__cudnn_offsets[160]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_ctc_loss_descriptor. */
 static cudnnStatus_t call_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 161, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 161, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11587,34 +11429,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor(cudnnCTCLossDe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCTCLossDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
-    return call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCTCLossDescriptor(ctcLossDesc, compType) : call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[161]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
-    cubind_status = cubind_fn(ctcLossDesc, compType);
+    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor, &cubind__cudnn_offsets[161]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_ctc_loss_descriptor_ex. */
 static cudnnStatus_t call_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 162, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 162, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11643,34 +11484,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptorEx(cudnnCTCLoss
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCTCLossDescriptorEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    return call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode) : call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[162]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
+    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptorEx, &cubind__cudnn_offsets[162]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_ctc_loss_descriptor_v8. */
 static cudnnStatus_t call_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 163, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 163, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11700,34 +11540,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v8(cudnnCTCLos
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCTCLossDescriptor_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    return call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength) : call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[163]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v8, &cubind__cudnn_offsets[163]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_ctc_loss_descriptor_v9. */
 static cudnnStatus_t call_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 164, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 164, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11757,34 +11596,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v9(cudnnCTCLos
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCTCLossDescriptor_v9 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    return call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength) : call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__cached(&cubind__cudnn_slots[164]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossDescriptor_v9, &cubind__cudnn_offsets[164]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_ctc_loss_descriptor. */
 static cudnnStatus_t call_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 165, &cubind_unavailable);
+    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 165, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11810,34 +11648,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyCTCLossDescriptor(cudnnCTCLo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyCTCLossDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
-    return call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyCTCLossDescriptor(ctcLossDesc) : call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[165]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
-    cubind_status = cubind_fn(ctcLossDesc);
+    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyCTCLossDescriptor, &cubind__cudnn_offsets[165]);
+    cudnnStatus_t cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCTCLoss_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_ctc_loss. */
 static cudnnStatus_t call_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__resolve(&cubind__cudnn_symbols.table, 166, &cubind_unavailable);
+    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__resolve(&cubind__cudnn_symbols.table, 166, &cubind_unavailable, (cubind__fnptr)slow_cudnnCTCLoss);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11875,34 +11712,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss(cudnnHandle_t handle, const
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCTCLoss is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    return call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes) : call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__cached(&cubind__cudnn_slots[166]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__target((cubind__fnptr)slow_cudnnCTCLoss, &cubind__cudnn_offsets[166]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCTCLoss_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_ctc_loss_v8. */
 static cudnnStatus_t call_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 167, &cubind_unavailable);
+    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 167, &cubind_unavailable, (cubind__fnptr)slow_cudnnCTCLoss_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -11940,34 +11776,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss_v8(cudnnHandle_t handle, cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCTCLoss_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    if (cubind__tracing())
-        return traced_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    return call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace) : call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__cached(&cubind__cudnn_slots[167]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__target((cubind__fnptr)slow_cudnnCTCLoss_v8, &cubind__cudnn_offsets[167]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_ctc_loss_workspace_size. */
 static cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 168, &cubind_unavailable);
+    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 168, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12001,34 +11836,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    return call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes) : call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[168]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize, &cubind__cudnn_offsets[168]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_ctc_loss_workspace_size_v8. */
 static cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 169, &cubind_unavailable);
+    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 169, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12059,34 +11893,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize_v8(cudnnHan
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetCTCLossWorkspaceSize_v8 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    return call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes) : call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__cached(&cubind__cudnn_slots[169]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__target((cubind__fnptr)slow_cudnnGetCTCLossWorkspaceSize_v8, &cubind__cudnn_offsets[169]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t *convDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_convolution_descriptor. */
 static cudnnStatus_t call_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 170, &cubind_unavailable);
+    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 170, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateConvolutionDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12112,34 +11945,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateConvolutionDescriptor(cudnnCo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateConvolutionDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateConvolutionDescriptor(convDesc);
-    return call_cudnnCreateConvolutionDescriptor(convDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateConvolutionDescriptor(convDesc) : call_cudnnCreateConvolutionDescriptor(convDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__cached(&cubind__cudnn_slots[170]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateConvolutionDescriptor(convDesc);
-    cubind_status = cubind_fn(convDesc);
+    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnCreateConvolutionDescriptor, &cubind__cudnn_offsets[170]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_convolution_descriptor. */
 static cudnnStatus_t call_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 171, &cubind_unavailable);
+    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 171, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12165,34 +11997,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyConvolutionDescriptor(cudnnC
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyConvolutionDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyConvolutionDescriptor(convDesc);
-    return call_cudnnDestroyConvolutionDescriptor(convDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyConvolutionDescriptor(convDesc) : call_cudnnDestroyConvolutionDescriptor(convDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__cached(&cubind__cudnn_slots[171]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyConvolutionDescriptor(convDesc);
-    cubind_status = cubind_fn(convDesc);
+    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyConvolutionDescriptor, &cubind__cudnn_offsets[171]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_convolution_math_type. */
 static cudnnStatus_t call_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 172, &cubind_unavailable);
+    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 172, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionMathType);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12219,34 +12050,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionMathType(cudnnConvolu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetConvolutionMathType is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetConvolutionMathType(convDesc, mathType);
-    return call_cudnnSetConvolutionMathType(convDesc, mathType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetConvolutionMathType(convDesc, mathType) : call_cudnnSetConvolutionMathType(convDesc, mathType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__cached(&cubind__cudnn_slots[172]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetConvolutionMathType(convDesc, mathType);
-    cubind_status = cubind_fn(convDesc, mathType);
+    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionMathType, &cubind__cudnn_offsets[172]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_math_type. */
 static cudnnStatus_t call_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 173, &cubind_unavailable);
+    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 173, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionMathType);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12273,34 +12103,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionMathType(cudnnConvolu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionMathType is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionMathType(convDesc, mathType);
-    return call_cudnnGetConvolutionMathType(convDesc, mathType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionMathType(convDesc, mathType) : call_cudnnGetConvolutionMathType(convDesc, mathType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__cached(&cubind__cudnn_slots[173]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionMathType(convDesc, mathType);
-    cubind_status = cubind_fn(convDesc, mathType);
+    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionMathType, &cubind__cudnn_offsets[173]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int groupCount);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_convolution_group_count. */
 static cudnnStatus_t call_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 174, &cubind_unavailable);
+    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 174, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionGroupCount);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12327,34 +12156,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionGroupCount(cudnnConvo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetConvolutionGroupCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetConvolutionGroupCount(convDesc, groupCount);
-    return call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetConvolutionGroupCount(convDesc, groupCount) : call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__cached(&cubind__cudnn_slots[174]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetConvolutionGroupCount(convDesc, groupCount);
-    cubind_status = cubind_fn(convDesc, groupCount);
+    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionGroupCount, &cubind__cudnn_offsets[174]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_group_count. */
 static cudnnStatus_t call_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 175, &cubind_unavailable);
+    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 175, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionGroupCount);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12381,34 +12209,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionGroupCount(cudnnConvo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionGroupCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionGroupCount(convDesc, groupCount);
-    return call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionGroupCount(convDesc, groupCount) : call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__cached(&cubind__cudnn_slots[175]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionGroupCount(convDesc, groupCount);
-    cubind_status = cubind_fn(convDesc, groupCount);
+    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionGroupCount, &cubind__cudnn_offsets[175]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_convolution_reorder_type. */
 static cudnnStatus_t call_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 176, &cubind_unavailable);
+    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 176, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionReorderType);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12435,34 +12262,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionReorderType(cudnnConv
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetConvolutionReorderType is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetConvolutionReorderType(convDesc, reorderType);
-    return call_cudnnSetConvolutionReorderType(convDesc, reorderType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetConvolutionReorderType(convDesc, reorderType) : call_cudnnSetConvolutionReorderType(convDesc, reorderType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__cached(&cubind__cudnn_slots[176]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetConvolutionReorderType(convDesc, reorderType);
-    cubind_status = cubind_fn(convDesc, reorderType);
+    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionReorderType, &cubind__cudnn_offsets[176]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_reorder_type. */
 static cudnnStatus_t call_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 177, &cubind_unavailable);
+    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 177, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionReorderType);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12489,34 +12315,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionReorderType(cudnnConv
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionReorderType is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionReorderType(convDesc, reorderType);
-    return call_cudnnGetConvolutionReorderType(convDesc, reorderType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionReorderType(convDesc, reorderType) : call_cudnnGetConvolutionReorderType(convDesc, reorderType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__cached(&cubind__cudnn_slots[177]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionReorderType(convDesc, reorderType);
-    cubind_status = cubind_fn(convDesc, reorderType);
+    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionReorderType, &cubind__cudnn_offsets[177]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetConvolution2dDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_convolution2d_descriptor. */
 static cudnnStatus_t call_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 178, &cubind_unavailable);
+    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 178, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolution2dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12550,34 +12375,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolution2dDescriptor(cudnnCon
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetConvolution2dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    return call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType) : call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[178]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolution2dDescriptor, &cubind__cudnn_offsets[178]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution2d_descriptor. */
 static cudnnStatus_t call_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 179, &cubind_unavailable);
+    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 179, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolution2dDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12611,34 +12435,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dDescriptor(const cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolution2dDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    return call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType) : call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[179]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolution2dDescriptor, &cubind__cudnn_offsets[179]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionNdDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_convolution_nd_descriptor. */
 static cudnnStatus_t call_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 180, &cubind_unavailable);
+    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 180, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12670,34 +12493,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionNdDescriptor(cudnnCon
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetConvolutionNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    return call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType) : call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[180]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnSetConvolutionNdDescriptor, &cubind__cudnn_offsets[180]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_nd_descriptor. */
 static cudnnStatus_t call_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 181, &cubind_unavailable);
+    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 181, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12730,34 +12552,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdDescriptor(const cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionNdDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    return call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType) : call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[181]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionNdDescriptor, &cubind__cudnn_offsets[181]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution2d_forward_output_dim. */
 static cudnnStatus_t call_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 182, &cubind_unavailable);
+    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 182, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12789,34 +12610,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dForwardOutputDim(co
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolution2dForwardOutputDim is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    return call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w) : call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[182]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolution2dForwardOutputDim, &cubind__cudnn_offsets[182]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_nd_forward_output_dim. */
 static cudnnStatus_t call_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 183, &cubind_unavailable);
+    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 183, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12846,34 +12666,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdForwardOutputDim(co
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionNdForwardOutputDim is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    return call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA) : call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[183]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionNdForwardOutputDim, &cubind__cudnn_offsets[183]);
+    cudnnStatus_t cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_forward_algorithm_max_count. */
 static cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 184, &cubind_unavailable);
+    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 184, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12900,34 +12719,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithmMaxCo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithmMaxCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
-    return call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count) : call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__cached(&cubind__cudnn_slots[184]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
-    cubind_status = cubind_fn(handle, count);
+    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithmMaxCount, &cubind__cudnn_offsets[184]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_forward_algorithm_v7. */
 static cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 185, &cubind_unavailable);
+    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 185, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -12960,34 +12778,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithm_v7(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionForwardAlgorithm_v7 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    return call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults) : call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__cached(&cubind__cudnn_slots[185]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardAlgorithm_v7, &cubind__cudnn_offsets[185]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_find_convolution_forward_algorithm. */
 static cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 186, &cubind_unavailable);
+    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 186, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13020,34 +12837,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithm(cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithm is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    if (cubind__tracing())
-        return traced_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    return call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults) : call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__cached(&cubind__cudnn_slots[186]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithm, &cubind__cudnn_offsets[186]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_find_convolution_forward_algorithm_ex. */
 static cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 187, &cubind_unavailable);
+    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 187, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13085,34 +12901,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithmEx(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFindConvolutionForwardAlgorithmEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    return call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes) : call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__cached(&cubind__cudnn_slots[187]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionForwardAlgorithmEx, &cubind__cudnn_offsets[187]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnIm2Col_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
+static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_im2_col. */
 static cudnnStatus_t call_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__resolve(&cubind__cudnn_symbols.table, 188, &cubind_unavailable);
+    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__resolve(&cubind__cudnn_symbols.table, 188, &cubind_unavailable, (cubind__fnptr)slow_cudnnIm2Col);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13143,34 +12958,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnIm2Col(cudnnHandle_t handle, const 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnIm2Col is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    if (cubind__tracing())
-        return traced_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    return call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer) : call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__cached(&cubind__cudnn_slots[188]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__target((cubind__fnptr)slow_cudnnIm2Col, &cubind__cudnn_offsets[188]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnReorderFilterAndBias_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
+static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_reorder_filter_and_bias. */
 static cudnnStatus_t call_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 189, &cubind_unavailable);
+    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 189, &cubind_unavailable, (cubind__fnptr)slow_cudnnReorderFilterAndBias);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13203,34 +13017,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnReorderFilterAndBias(cudnnHandle_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnReorderFilterAndBias is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    if (cubind__tracing())
-        return traced_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    return call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData) : call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__cached(&cubind__cudnn_slots[189]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__target((cubind__fnptr)slow_cudnnReorderFilterAndBias, &cubind__cudnn_offsets[189]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_forward_workspace_size. */
 static cudnnStatus_t call_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 190, &cubind_unavailable);
+    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 190, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13262,34 +13075,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardWorkspaceSize(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionForwardWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    return call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes) : call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[190]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionForwardWorkspaceSize, &cubind__cudnn_offsets[190]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnConvolutionForward_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_convolution_forward. */
 static cudnnStatus_t call_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 191, &cubind_unavailable);
+    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 191, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13327,34 +13139,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionForward(cudnnHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnConvolutionForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    return call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y) : call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__cached(&cubind__cudnn_slots[191]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionForward, &cubind__cudnn_offsets[191]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBiasActivationForward_fn)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_convolution_bias_activation_forward. */
 static cudnnStatus_t call_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 192, &cubind_unavailable);
+    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 192, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBiasActivationForward);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13397,34 +13208,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBiasActivationForward(cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnConvolutionBiasActivationForward is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    if (cubind__tracing())
-        return traced_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    return call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y) : call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__cached(&cubind__cudnn_slots[192]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBiasActivationForward, &cubind__cudnn_offsets[192]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_backward_data_algorithm_max_count. */
 static cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 193, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 193, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13451,34 +13261,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithmMaxCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
-    return call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count) : call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__cached(&cubind__cudnn_slots[193]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
-    cubind_status = cubind_fn(handle, count);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cubind__cudnn_offsets[193]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_find_convolution_backward_data_algorithm. */
 static cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 194, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 194, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13511,34 +13320,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorith
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithm is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    if (cubind__tracing())
-        return traced_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    return call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults) : call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__cached(&cubind__cudnn_slots[194]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithm, &cubind__cudnn_offsets[194]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_find_convolution_backward_data_algorithm_ex. */
 static cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 195, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 195, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13576,34 +13384,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorith
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFindConvolutionBackwardDataAlgorithmEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    return call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes) : call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__cached(&cubind__cudnn_slots[195]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardDataAlgorithmEx, &cubind__cudnn_offsets[195]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_backward_data_algorithm_v7. */
 static cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 196, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 196, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13636,34 +13443,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataAlgorithm_v7 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    return call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults) : call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__cached(&cubind__cudnn_slots[196]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cubind__cudnn_offsets[196]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_backward_data_workspace_size. */
 static cudnnStatus_t call_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 197, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 197, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13695,34 +13501,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataWorkspace
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionBackwardDataWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    return call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes) : call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[197]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardDataWorkspaceSize, &cubind__cudnn_offsets[197]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardData_fn)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_convolution_backward_data. */
 static cudnnStatus_t call_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 198, &cubind_unavailable);
+    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 198, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBackwardData);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13760,34 +13565,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardData(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnConvolutionBackwardData is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    if (cubind__tracing())
-        return traced_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    return call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx) : call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__cached(&cubind__cudnn_slots[198]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardData, &cubind__cudnn_offsets[198]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_folded_conv_backward_data_descriptors. */
 static cudnnStatus_t call_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__resolve(&cubind__cudnn_symbols.table, 199, &cubind_unavailable);
+    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__resolve(&cubind__cudnn_symbols.table, 199, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13826,34 +13630,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFoldedConvBackwardDataDescriptor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetFoldedConvBackwardDataDescriptors is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    return call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc) : call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__cached(&cubind__cudnn_slots[199]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__target((cubind__fnptr)slow_cudnnGetFoldedConvBackwardDataDescriptors, &cubind__cudnn_offsets[199]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCnnVersionCheck_fn)(void);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_cnn_version_check. */
 static cudnnStatus_t call_cudnnCnnVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 200, &cubind_unavailable);
+    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 200, &cubind_unavailable, (cubind__fnptr)slow_cudnnCnnVersionCheck);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13878,34 +13681,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCnnVersionCheck(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCnnVersionCheck is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void)
 {
-    if (cubind__tracing())
-        return traced_cudnnCnnVersionCheck();
-    return call_cudnnCnnVersionCheck();
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCnnVersionCheck() : call_cudnnCnnVersionCheck();
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_cnn_version_check(void)
 {
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[200]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCnnVersionCheck();
-    cubind_status = cubind_fn();
+    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__target((cubind__fnptr)slow_cudnnCnnVersionCheck, &cubind__cudnn_offsets[200]);
+    cudnnStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_backward_filter_algorithm_max_count. */
 static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 201, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 201, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13932,34 +13734,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorit
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithmMaxCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
-    return call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count) : call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__cached(&cubind__cudnn_slots[201]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
-    cubind_status = cubind_fn(handle, count);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cubind__cudnn_offsets[201]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_find_convolution_backward_filter_algorithm. */
 static cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 202, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 202, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -13992,34 +13793,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgori
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithm is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    if (cubind__tracing())
-        return traced_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    return call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults) : call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__cached(&cubind__cudnn_slots[202]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithm, &cubind__cudnn_offsets[202]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_find_convolution_backward_filter_algorithm_ex. */
 static cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 203, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 203, &cubind_unavailable, (cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14057,34 +13857,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgori
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFindConvolutionBackwardFilterAlgorithmEx is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    return call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes) : call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__cached(&cubind__cudnn_slots[203]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__target((cubind__fnptr)slow_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cubind__cudnn_offsets[203]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_backward_filter_algorithm_v7. */
 static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 204, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 204, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14117,34 +13916,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorit
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterAlgorithm_v7 is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    return call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults) : call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__cached(&cubind__cudnn_slots[204]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cubind__cudnn_offsets[204]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_convolution_backward_filter_workspace_size. */
 static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 205, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 205, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14176,34 +13974,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterWorkspa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetConvolutionBackwardFilterWorkspaceSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    return call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes) : call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[205]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__target((cubind__fnptr)slow_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cubind__cudnn_offsets[205]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardFilter_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_convolution_backward_filter. */
 static cudnnStatus_t call_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 206, &cubind_unavailable);
+    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 206, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBackwardFilter);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14241,34 +14038,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardFilter(cudnnHand
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnConvolutionBackwardFilter is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    if (cubind__tracing())
-        return traced_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    return call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw) : call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__cached(&cubind__cudnn_slots[206]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardFilter, &cubind__cudnn_offsets[206]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardBias_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
+static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_convolution_backward_bias. */
 static cudnnStatus_t call_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 207, &cubind_unavailable);
+    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 207, &cubind_unavailable, (cubind__fnptr)slow_cudnnConvolutionBackwardBias);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14300,34 +14096,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardBias(cudnnHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnConvolutionBackwardBias is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    if (cubind__tracing())
-        return traced_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    return call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db) : call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__cached(&cubind__cudnn_slots[207]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__target((cubind__fnptr)slow_cudnnConvolutionBackwardBias, &cubind__cudnn_offsets[207]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_fused_ops_const_param_pack. */
 static cudnnStatus_t call_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 208, &cubind_unavailable);
+    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 208, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14354,34 +14149,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsConstParamPack(cudnnF
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateFusedOpsConstParamPack is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateFusedOpsConstParamPack(constPack, ops);
-    return call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateFusedOpsConstParamPack(constPack, ops) : call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__cached(&cubind__cudnn_slots[208]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateFusedOpsConstParamPack(constPack, ops);
-    cubind_status = cubind_fn(constPack, ops);
+    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsConstParamPack, &cubind__cudnn_offsets[208]);
+    cudnnStatus_t cubind_status = cubind_fn(constPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t constPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_fused_ops_const_param_pack. */
 static cudnnStatus_t call_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 209, &cubind_unavailable);
+    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 209, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14407,34 +14201,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsConstParamPack(cudnn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyFusedOpsConstParamPack is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyFusedOpsConstParamPack(constPack);
-    return call_cudnnDestroyFusedOpsConstParamPack(constPack);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyFusedOpsConstParamPack(constPack) : call_cudnnDestroyFusedOpsConstParamPack(constPack);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__cached(&cubind__cudnn_slots[209]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyFusedOpsConstParamPack(constPack);
-    cubind_status = cubind_fn(constPack);
+    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsConstParamPack, &cubind__cudnn_offsets[209]);
+    cudnnStatus_t cubind_status = cubind_fn(constPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_fused_ops_const_param_pack_attribute. */
 static cudnnStatus_t call_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 210, &cubind_unavailable);
+    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 210, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14462,34 +14255,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsConstParamPackAttribute(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetFusedOpsConstParamPackAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
-    return call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param) : call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[210]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
-    cubind_status = cubind_fn(constPack, paramLabel, param);
+    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnSetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[210]);
+    cudnnStatus_t cubind_status = cubind_fn(constPack, paramLabel, param);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_fused_ops_const_param_pack_attribute. */
 static cudnnStatus_t call_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 211, &cubind_unavailable);
+    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 211, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14518,34 +14310,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsConstParamPackAttribute(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetFusedOpsConstParamPackAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
-    return call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL) : call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[211]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
-    cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
+    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnGetFusedOpsConstParamPackAttribute, &cubind__cudnn_offsets[211]);
+    cudnnStatus_t cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_fused_ops_variant_param_pack. */
 static cudnnStatus_t call_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 212, &cubind_unavailable);
+    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 212, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14572,34 +14363,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsVariantParamPack(cudn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateFusedOpsVariantParamPack is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
-    return call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateFusedOpsVariantParamPack(varPack, ops) : call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__cached(&cubind__cudnn_slots[212]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
-    cubind_status = cubind_fn(varPack, ops);
+    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsVariantParamPack, &cubind__cudnn_offsets[212]);
+    cudnnStatus_t cubind_status = cubind_fn(varPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t varPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_fused_ops_variant_param_pack. */
 static cudnnStatus_t call_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 213, &cubind_unavailable);
+    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 213, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14625,34 +14415,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsVariantParamPack(cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyFusedOpsVariantParamPack is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyFusedOpsVariantParamPack(varPack);
-    return call_cudnnDestroyFusedOpsVariantParamPack(varPack);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyFusedOpsVariantParamPack(varPack) : call_cudnnDestroyFusedOpsVariantParamPack(varPack);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__cached(&cubind__cudnn_slots[213]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyFusedOpsVariantParamPack(varPack);
-    cubind_status = cubind_fn(varPack);
+    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsVariantParamPack, &cubind__cudnn_offsets[213]);
+    cudnnStatus_t cubind_status = cubind_fn(varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_set_fused_ops_variant_param_pack_attribute. */
 static cudnnStatus_t call_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 214, &cubind_unavailable);
+    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 214, &cubind_unavailable, (cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14680,34 +14469,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsVariantParamPackAttribut
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnSetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    if (cubind__tracing())
-        return traced_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    return call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr) : call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[214]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    cubind_status = cubind_fn(varPack, paramLabel, ptr);
+    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnSetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[214]);
+    cudnnStatus_t cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_fused_ops_variant_param_pack_attribute. */
 static cudnnStatus_t call_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 215, &cubind_unavailable);
+    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 215, &cubind_unavailable, (cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14735,34 +14523,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsVariantParamPackAttribut
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnGetFusedOpsVariantParamPackAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    if (cubind__tracing())
-        return traced_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    return call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr) : call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[215]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    cubind_status = cubind_fn(varPack, paramLabel, ptr);
+    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__target((cubind__fnptr)slow_cudnnGetFusedOpsVariantParamPackAttribute, &cubind__cudnn_offsets[215]);
+    cudnnStatus_t cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsPlan_fn)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
+static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_create_fused_ops_plan. */
 static cudnnStatus_t call_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 216, &cubind_unavailable);
+    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 216, &cubind_unavailable, (cubind__fnptr)slow_cudnnCreateFusedOpsPlan);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14789,34 +14576,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsPlan(cudnnFusedOpsPla
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnCreateFusedOpsPlan is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    if (cubind__tracing())
-        return traced_cudnnCreateFusedOpsPlan(plan, ops);
-    return call_cudnnCreateFusedOpsPlan(plan, ops);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnCreateFusedOpsPlan(plan, ops) : call_cudnnCreateFusedOpsPlan(plan, ops);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__cached(&cubind__cudnn_slots[216]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnCreateFusedOpsPlan(plan, ops);
-    cubind_status = cubind_fn(plan, ops);
+    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnCreateFusedOpsPlan, &cubind__cudnn_offsets[216]);
+    cudnnStatus_t cubind_status = cubind_fn(plan, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t plan);
+static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_destroy_fused_ops_plan. */
 static cudnnStatus_t call_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 217, &cubind_unavailable);
+    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 217, &cubind_unavailable, (cubind__fnptr)slow_cudnnDestroyFusedOpsPlan);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14842,34 +14628,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnDestroyFusedOpsPlan is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
-    if (cubind__tracing())
-        return traced_cudnnDestroyFusedOpsPlan(plan);
-    return call_cudnnDestroyFusedOpsPlan(plan);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnDestroyFusedOpsPlan(plan) : call_cudnnDestroyFusedOpsPlan(plan);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
 {
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__cached(&cubind__cudnn_slots[217]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnDestroyFusedOpsPlan(plan);
-    cubind_status = cubind_fn(plan);
+    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnDestroyFusedOpsPlan, &cubind__cudnn_offsets[217]);
+    cudnnStatus_t cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
+static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_make_fused_ops_plan. */
 static cudnnStatus_t call_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 218, &cubind_unavailable);
+    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 218, &cubind_unavailable, (cubind__fnptr)slow_cudnnMakeFusedOpsPlan);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14898,34 +14683,33 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMakeFusedOpsPlan(cudnnHandle_t hand
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnMakeFusedOpsPlan is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    if (cubind__tracing())
-        return traced_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
-    return call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes) : call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__cached(&cubind__cudnn_slots[218]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
-    cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
+    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__target((cubind__fnptr)slow_cudnnMakeFusedOpsPlan, &cubind__cudnn_offsets[218]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
+static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_fused_ops_execute. */
 static cudnnStatus_t call_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 219, &cubind_unavailable);
+    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 219, &cubind_unavailable, (cubind__fnptr)slow_cudnnFusedOpsExecute);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
@@ -14953,23 +14737,21 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFusedOpsExecute(cudnnHandle_t handl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudnnFusedOpsExecute is resolved, and every call while tracing. */
 static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    if (cubind__tracing())
-        return traced_cudnnFusedOpsExecute(handle, plan, varPack);
-    return call_cudnnFusedOpsExecute(handle, plan, varPack);
+    cudnnStatus_t cubind_status = cubind__tracing() ? traced_cudnnFusedOpsExecute(handle, plan, varPack) : call_cudnnFusedOpsExecute(handle, plan, varPack);
+    if (cubind_status != CUDNN_STATUS_SUCCESS)
+        return (cudnnStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__cached(&cubind__cudnn_slots[219]);
-    cudnnStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudnnFusedOpsExecute(handle, plan, varPack);
-    cubind_status = cubind_fn(handle, plan, varPack);
+    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__target((cubind__fnptr)slow_cudnnFusedOpsExecute, &cubind__cudnn_offsets[219]);
+    cudnnStatus_t cubind_status = cubind_fn(handle, plan, varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
+        return (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 56
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__cufft_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__cufft_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_cufft_slots_ce3533edb7df = (cubind_slot *)cubind__cufft_slots;
@@ -466,12 +470,13 @@ static const char *trace_enum_8(long long value)
 }
 
 typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
+static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan1d. */
 static cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 0, &cubind_unavailable);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan1d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -500,34 +505,33 @@ static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cuf
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    if (cubind__tracing())
-        return traced_cufftPlan1d(plan, nx, type, batch);
-    return call_cufftPlan1d(plan, nx, type, batch);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlan1d(plan, nx, type, batch) : call_cufftPlan1d(plan, nx, type, batch);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__cached(&cubind__cufft_slots[0]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftPlan1d(plan, nx, type, batch);
-    cubind_status = cubind_fn(plan, nx, type, batch);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__target((cubind__fnptr)slow_cufftPlan1d, &cubind__cufft_offsets[0]);
+    cufftResult cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
+static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan2d. */
 static cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 1, &cubind_unavailable);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan2d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -556,34 +560,33 @@ static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    if (cubind__tracing())
-        return traced_cufftPlan2d(plan, nx, ny, type);
-    return call_cufftPlan2d(plan, nx, ny, type);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlan2d(plan, nx, ny, type) : call_cufftPlan2d(plan, nx, ny, type);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__cached(&cubind__cufft_slots[1]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftPlan2d(plan, nx, ny, type);
-    cubind_status = cubind_fn(plan, nx, ny, type);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__target((cubind__fnptr)slow_cufftPlan2d, &cubind__cufft_offsets[1]);
+    cufftResult cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan3d. */
 static cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 2, &cubind_unavailable);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan3d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -613,34 +616,33 @@ static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    if (cubind__tracing())
-        return traced_cufftPlan3d(plan, nx, ny, nz, type);
-    return call_cufftPlan3d(plan, nx, ny, nz, type);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlan3d(plan, nx, ny, nz, type) : call_cufftPlan3d(plan, nx, ny, nz, type);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__cached(&cubind__cufft_slots[2]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftPlan3d(plan, nx, ny, nz, type);
-    cubind_status = cubind_fn(plan, nx, ny, nz, type);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__target((cubind__fnptr)slow_cufftPlan3d, &cubind__cufft_offsets[2]);
+    cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
+static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan_many. */
 static cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 3, &cubind_unavailable);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cufftPlanMany);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -676,34 +678,33 @@ static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    if (cubind__tracing())
-        return traced_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch) : call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__cached(&cubind__cufft_slots[3]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__target((cubind__fnptr)slow_cufftPlanMany, &cubind__cufft_offsets[3]);
+    cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan1d. */
 static cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 4, &cubind_unavailable);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan1d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -733,34 +734,33 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlan1d(plan, nx, type, batch, workSize) : call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__cached(&cubind__cufft_slots[4]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    cubind_status = cubind_fn(plan, nx, type, batch, workSize);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan1d, &cubind__cufft_offsets[4]);
+    cufftResult cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan2d. */
 static cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 5, &cubind_unavailable);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan2d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -790,34 +790,33 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlan2d(plan, nx, ny, type, workSize) : call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__cached(&cubind__cufft_slots[5]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    cubind_status = cubind_fn(plan, nx, ny, type, workSize);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan2d, &cubind__cufft_offsets[5]);
+    cufftResult cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan3d. */
 static cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 6, &cubind_unavailable);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan3d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -848,34 +847,33 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlan3d(plan, nx, ny, nz, type, workSize) : call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__cached(&cubind__cufft_slots[6]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan3d, &cubind__cufft_offsets[6]);
+    cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan_many. */
 static cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 7, &cubind_unavailable);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -912,34 +910,33 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int ra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__cached(&cubind__cufft_slots[7]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany, &cubind__cufft_offsets[7]);
+    cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan_many64. */
 static cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 8, &cubind_unavailable);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany64);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -976,34 +973,33 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__cached(&cubind__cufft_slots[8]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany64, &cubind__cufft_offsets[8]);
+    cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size_many64. */
 static cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 9, &cubind_unavailable);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany64);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1040,34 +1036,33 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int r
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__cached(&cubind__cufft_slots[9]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany64, &cubind__cufft_offsets[9]);
+    cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate1d. */
 static cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 10, &cubind_unavailable);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate1d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1096,34 +1091,33 @@ static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, in
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftEstimate1d(nx, type, batch, workSize);
-    return call_cufftEstimate1d(nx, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimate1d(nx, type, batch, workSize) : call_cufftEstimate1d(nx, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__cached(&cubind__cufft_slots[10]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftEstimate1d(nx, type, batch, workSize);
-    cubind_status = cubind_fn(nx, type, batch, workSize);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate1d, &cubind__cufft_offsets[10]);
+    cufftResult cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate2d. */
 static cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 11, &cubind_unavailable);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate2d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1152,34 +1146,33 @@ static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftEstimate2d(nx, ny, type, workSize);
-    return call_cufftEstimate2d(nx, ny, type, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimate2d(nx, ny, type, workSize) : call_cufftEstimate2d(nx, ny, type, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__cached(&cubind__cufft_slots[11]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftEstimate2d(nx, ny, type, workSize);
-    cubind_status = cubind_fn(nx, ny, type, workSize);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate2d, &cubind__cufft_offsets[11]);
+    cufftResult cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate3d. */
 static cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 12, &cubind_unavailable);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate3d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1209,34 +1202,33 @@ static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftEstimate3d(nx, ny, nz, type, workSize);
-    return call_cufftEstimate3d(nx, ny, nz, type, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimate3d(nx, ny, nz, type, workSize) : call_cufftEstimate3d(nx, ny, nz, type, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__cached(&cubind__cufft_slots[12]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftEstimate3d(nx, ny, nz, type, workSize);
-    cubind_status = cubind_fn(nx, ny, nz, type, workSize);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate3d, &cubind__cufft_offsets[12]);
+    cufftResult cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate_many. */
 static cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 13, &cubind_unavailable);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimateMany);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1272,34 +1264,33 @@ static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *i
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__cached(&cubind__cufft_slots[13]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__target((cubind__fnptr)slow_cufftEstimateMany, &cubind__cufft_offsets[13]);
+    cufftResult cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
+static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_create. */
 static cufftResult call_cufftCreate(cufftHandle *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols.table, 14, &cubind_unavailable);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cufftCreate);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1325,34 +1316,33 @@ static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
 {
-    if (cubind__tracing())
-        return traced_cufftCreate(handle);
-    return call_cufftCreate(handle);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftCreate(handle) : call_cufftCreate(handle);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_create(cufftHandle *handle)
 {
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__cached(&cubind__cufft_slots[14]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftCreate(handle);
-    cubind_status = cubind_fn(handle);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__target((cubind__fnptr)slow_cufftCreate, &cubind__cufft_offsets[14]);
+    cufftResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size1d. */
 static cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 15, &cubind_unavailable);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize1d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1382,34 +1372,33 @@ static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftGetSize1d(handle, nx, type, batch, workSize);
-    return call_cufftGetSize1d(handle, nx, type, batch, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize1d(handle, nx, type, batch, workSize) : call_cufftGetSize1d(handle, nx, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__cached(&cubind__cufft_slots[15]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetSize1d(handle, nx, type, batch, workSize);
-    cubind_status = cubind_fn(handle, nx, type, batch, workSize);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize1d, &cubind__cufft_offsets[15]);
+    cufftResult cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size2d. */
 static cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 16, &cubind_unavailable);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize2d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1439,34 +1428,33 @@ static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftGetSize2d(handle, nx, ny, type, workSize);
-    return call_cufftGetSize2d(handle, nx, ny, type, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize2d(handle, nx, ny, type, workSize) : call_cufftGetSize2d(handle, nx, ny, type, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__cached(&cubind__cufft_slots[16]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetSize2d(handle, nx, ny, type, workSize);
-    cubind_status = cubind_fn(handle, nx, ny, type, workSize);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize2d, &cubind__cufft_offsets[16]);
+    cufftResult cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size3d. */
 static cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 17, &cubind_unavailable);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize3d);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1497,34 +1485,33 @@ static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize3d(handle, nx, ny, nz, type, workSize) : call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__cached(&cubind__cufft_slots[17]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize3d, &cubind__cufft_offsets[17]);
+    cufftResult cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size_many. */
 static cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 18, &cubind_unavailable);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1561,34 +1548,33 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int r
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    if (cubind__tracing())
-        return traced_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea) : call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__cached(&cubind__cufft_slots[18]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany, &cubind__cufft_offsets[18]);
+    cufftResult cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size. */
 static cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 19, &cubind_unavailable);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1615,34 +1601,33 @@ static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *w
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftGetSize(handle, workSize);
-    return call_cufftGetSize(handle, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize(handle, workSize) : call_cufftGetSize(handle, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 {
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__cached(&cubind__cufft_slots[19]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetSize(handle, workSize);
-    cubind_status = cubind_fn(handle, workSize);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__target((cubind__fnptr)slow_cufftGetSize, &cubind__cufft_offsets[19]);
+    cufftResult cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
+static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_work_area. */
 static cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 20, &cubind_unavailable);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cufftSetWorkArea);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1669,34 +1654,33 @@ static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *w
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
-    if (cubind__tracing())
-        return traced_cufftSetWorkArea(plan, workArea);
-    return call_cufftSetWorkArea(plan, workArea);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetWorkArea(plan, workArea) : call_cufftSetWorkArea(plan, workArea);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 {
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__cached(&cubind__cufft_slots[20]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftSetWorkArea(plan, workArea);
-    cubind_status = cubind_fn(plan, workArea);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftSetWorkArea, &cubind__cufft_offsets[20]);
+    cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
+static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_auto_allocation. */
 static cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols.table, 21, &cubind_unavailable);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cufftSetAutoAllocation);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1723,34 +1707,33 @@ static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, i
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
-    if (cubind__tracing())
-        return traced_cufftSetAutoAllocation(plan, autoAllocate);
-    return call_cufftSetAutoAllocation(plan, autoAllocate);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetAutoAllocation(plan, autoAllocate) : call_cufftSetAutoAllocation(plan, autoAllocate);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 {
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__cached(&cubind__cufft_slots[21]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftSetAutoAllocation(plan, autoAllocate);
-    cubind_status = cubind_fn(plan, autoAllocate);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__target((cubind__fnptr)slow_cufftSetAutoAllocation, &cubind__cufft_offsets[21]);
+    cufftResult cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_c2c. */
 static cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 22, &cubind_unavailable);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2C);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1779,34 +1762,33 @@ static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComple
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    if (cubind__tracing())
-        return traced_cufftExecC2C(plan, idata, odata, direction);
-    return call_cufftExecC2C(plan, idata, odata, direction);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecC2C(plan, idata, odata, direction) : call_cufftExecC2C(plan, idata, odata, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__cached(&cubind__cufft_slots[22]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftExecC2C(plan, idata, odata, direction);
-    cubind_status = cubind_fn(plan, idata, odata, direction);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__target((cubind__fnptr)slow_cufftExecC2C, &cubind__cufft_offsets[22]);
+    cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_r2c. */
 static cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 23, &cubind_unavailable);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cufftExecR2C);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1834,34 +1816,33 @@ static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    if (cubind__tracing())
-        return traced_cufftExecR2C(plan, idata, odata);
-    return call_cufftExecR2C(plan, idata, odata);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecR2C(plan, idata, odata) : call_cufftExecR2C(plan, idata, odata);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__cached(&cubind__cufft_slots[23]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftExecR2C(plan, idata, odata);
-    cubind_status = cubind_fn(plan, idata, odata);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__target((cubind__fnptr)slow_cufftExecR2C, &cubind__cufft_offsets[23]);
+    cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_c2r. */
 static cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 24, &cubind_unavailable);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2R);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1889,34 +1870,33 @@ static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComple
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    if (cubind__tracing())
-        return traced_cufftExecC2R(plan, idata, odata);
-    return call_cufftExecC2R(plan, idata, odata);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecC2R(plan, idata, odata) : call_cufftExecC2R(plan, idata, odata);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__cached(&cubind__cufft_slots[24]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftExecC2R(plan, idata, odata);
-    cubind_status = cubind_fn(plan, idata, odata);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__target((cubind__fnptr)slow_cufftExecC2R, &cubind__cufft_offsets[24]);
+    cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_z2z. */
 static cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 25, &cubind_unavailable);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2Z);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -1945,34 +1925,33 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDouble
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    if (cubind__tracing())
-        return traced_cufftExecZ2Z(plan, idata, odata, direction);
-    return call_cufftExecZ2Z(plan, idata, odata, direction);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecZ2Z(plan, idata, odata, direction) : call_cufftExecZ2Z(plan, idata, odata, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__cached(&cubind__cufft_slots[25]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftExecZ2Z(plan, idata, odata, direction);
-    cubind_status = cubind_fn(plan, idata, odata, direction);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2Z, &cubind__cufft_offsets[25]);
+    cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_d2z. */
 static cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 26, &cubind_unavailable);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cufftExecD2Z);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2000,34 +1979,33 @@ static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDouble
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    if (cubind__tracing())
-        return traced_cufftExecD2Z(plan, idata, odata);
-    return call_cufftExecD2Z(plan, idata, odata);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecD2Z(plan, idata, odata) : call_cufftExecD2Z(plan, idata, odata);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__cached(&cubind__cufft_slots[26]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftExecD2Z(plan, idata, odata);
-    cubind_status = cubind_fn(plan, idata, odata);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecD2Z, &cubind__cufft_offsets[26]);
+    cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_z2d. */
 static cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 27, &cubind_unavailable);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2D);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2055,34 +2033,33 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDouble
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    if (cubind__tracing())
-        return traced_cufftExecZ2D(plan, idata, odata);
-    return call_cufftExecZ2D(plan, idata, odata);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecZ2D(plan, idata, odata) : call_cufftExecZ2D(plan, idata, odata);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__cached(&cubind__cufft_slots[27]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftExecZ2D(plan, idata, odata);
-    cubind_status = cubind_fn(plan, idata, odata);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2D, &cubind__cufft_offsets[27]);
+    cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
+static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_stream. */
 static cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols.table, 28, &cubind_unavailable);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cufftSetStream);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2109,34 +2086,33 @@ static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStrea
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cufftSetStream(plan, stream);
-    return call_cufftSetStream(plan, stream);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetStream(plan, stream) : call_cufftSetStream(plan, stream);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 {
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__cached(&cubind__cufft_slots[28]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftSetStream(plan, stream);
-    cubind_status = cubind_fn(plan, stream);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__target((cubind__fnptr)slow_cufftSetStream, &cubind__cufft_offsets[28]);
+    cufftResult cubind_status = cubind_fn(plan, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
+static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_destroy. */
 static cufftResult call_cufftDestroy(cufftHandle plan)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols.table, 29, &cubind_unavailable);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cufftDestroy);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2162,34 +2138,33 @@ static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
 {
-    if (cubind__tracing())
-        return traced_cufftDestroy(plan);
-    return call_cufftDestroy(plan);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftDestroy(plan) : call_cufftDestroy(plan);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_destroy(cufftHandle plan)
 {
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__cached(&cubind__cufft_slots[29]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftDestroy(plan);
-    cubind_status = cubind_fn(plan);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__target((cubind__fnptr)slow_cufftDestroy, &cubind__cufft_offsets[29]);
+    cufftResult cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
+static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_version. */
 static cufftResult call_cufftGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols.table, 30, &cubind_unavailable);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cufftGetVersion);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2215,34 +2190,33 @@ static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
 {
-    if (cubind__tracing())
-        return traced_cufftGetVersion(version);
-    return call_cufftGetVersion(version);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetVersion(version) : call_cufftGetVersion(version);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_version(int *version)
 {
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__cached(&cubind__cufft_slots[30]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetVersion(version);
-    cubind_status = cubind_fn(version);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__target((cubind__fnptr)slow_cufftGetVersion, &cubind__cufft_offsets[30]);
+    cufftResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
+static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_property. */
 static cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 31, &cubind_unavailable);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cufftGetProperty);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2269,34 +2243,33 @@ static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
 {
-    if (cubind__tracing())
-        return traced_cufftGetProperty(type, value);
-    return call_cufftGetProperty(type, value);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetProperty(type, value) : call_cufftGetProperty(type, value);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__cached(&cubind__cufft_slots[31]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetProperty(type, value);
-    cubind_status = cubind_fn(type, value);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__target((cubind__fnptr)slow_cufftGetProperty, &cubind__cufft_offsets[31]);
+    cufftResult cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
+static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_plan_property_int64. */
 static cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 32, &cubind_unavailable);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cufftSetPlanPropertyInt64);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2324,34 +2297,33 @@ static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    if (cubind__tracing())
-        return traced_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetPlanPropertyInt64(plan, property, inputValueInt) : call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__cached(&cubind__cufft_slots[32]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    cubind_status = cubind_fn(plan, property, inputValueInt);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftSetPlanPropertyInt64, &cubind__cufft_offsets[32]);
+    cufftResult cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
+static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_plan_property_int64. */
 static cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 33, &cubind_unavailable);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cufftGetPlanPropertyInt64);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2379,34 +2351,33 @@ static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    if (cubind__tracing())
-        return traced_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetPlanPropertyInt64(plan, property, returnPtrValue) : call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__cached(&cubind__cufft_slots[33]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    cubind_status = cubind_fn(plan, property, returnPtrValue);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftGetPlanPropertyInt64, &cubind__cufft_offsets[33]);
+    cufftResult cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
+static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_reset_plan_property. */
 static cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 34, &cubind_unavailable);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cufftResetPlanProperty);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2433,34 +2404,33 @@ static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
-    if (cubind__tracing())
-        return traced_cufftResetPlanProperty(plan, property);
-    return call_cufftResetPlanProperty(plan, property);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftResetPlanProperty(plan, property) : call_cufftResetPlanProperty(plan, property);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
 {
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__cached(&cubind__cufft_slots[34]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftResetPlanProperty(plan, property);
-    cubind_status = cubind_fn(plan, property);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__target((cubind__fnptr)slow_cufftResetPlanProperty, &cubind__cufft_offsets[34]);
+    cufftResult cubind_status = cubind_fn(plan, property);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
+static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_gpus. */
 static cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols.table, 35, &cubind_unavailable);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetGPUs);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2488,34 +2458,33 @@ static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    if (cubind__tracing())
-        return traced_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetGPUs(handle, nGPUs, whichGPUs) : call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__cached(&cubind__cufft_slots[35]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__target((cubind__fnptr)slow_cufftXtSetGPUs, &cubind__cufft_offsets[35]);
+    cufftResult cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_malloc. */
 static cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols.table, 36, &cubind_unavailable);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMalloc);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2543,34 +2512,33 @@ static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtD
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    if (cubind__tracing())
-        return traced_cufftXtMalloc(plan, descriptor, format);
-    return call_cufftXtMalloc(plan, descriptor, format);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtMalloc(plan, descriptor, format) : call_cufftXtMalloc(plan, descriptor, format);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__cached(&cubind__cufft_slots[36]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtMalloc(plan, descriptor, format);
-    cubind_status = cubind_fn(plan, descriptor, format);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__target((cubind__fnptr)slow_cufftXtMalloc, &cubind__cufft_offsets[36]);
+    cufftResult cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_memcpy. */
 static cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols.table, 37, &cubind_unavailable);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMemcpy);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2599,34 +2567,33 @@ static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    if (cubind__tracing())
-        return traced_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtMemcpy(plan, dstPointer, srcPointer, type) : call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__cached(&cubind__cufft_slots[37]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__target((cubind__fnptr)slow_cufftXtMemcpy, &cubind__cufft_offsets[37]);
+    cufftResult cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
+static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_free. */
 static cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols.table, 38, &cubind_unavailable);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cufftXtFree);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2652,34 +2619,33 @@ static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
 {
-    if (cubind__tracing())
-        return traced_cufftXtFree(descriptor);
-    return call_cufftXtFree(descriptor);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtFree(descriptor) : call_cufftXtFree(descriptor);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 {
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__cached(&cubind__cufft_slots[38]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtFree(descriptor);
-    cubind_status = cubind_fn(descriptor);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__target((cubind__fnptr)slow_cufftXtFree, &cubind__cufft_offsets[38]);
+    cufftResult cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_work_area. */
 static cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 39, &cubind_unavailable);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkArea);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2706,34 +2672,33 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
-    if (cubind__tracing())
-        return traced_cufftXtSetWorkArea(plan, workArea);
-    return call_cufftXtSetWorkArea(plan, workArea);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetWorkArea(plan, workArea) : call_cufftXtSetWorkArea(plan, workArea);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 {
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__cached(&cubind__cufft_slots[39]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtSetWorkArea(plan, workArea);
-    cubind_status = cubind_fn(plan, workArea);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkArea, &cubind__cufft_offsets[39]);
+    cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_c2c. */
 static cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 40, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2C);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2762,34 +2727,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorC2C(plan, input, output, direction) : call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__cached(&cubind__cufft_slots[40]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    cubind_status = cubind_fn(plan, input, output, direction);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2C, &cubind__cufft_offsets[40]);
+    cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_r2c. */
 static cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 41, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorR2C);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2817,34 +2781,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptorR2C(plan, input, output);
-    return call_cufftXtExecDescriptorR2C(plan, input, output);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorR2C(plan, input, output) : call_cufftXtExecDescriptorR2C(plan, input, output);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__cached(&cubind__cufft_slots[41]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptorR2C(plan, input, output);
-    cubind_status = cubind_fn(plan, input, output);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorR2C, &cubind__cufft_offsets[41]);
+    cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_c2r. */
 static cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 42, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2R);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2872,34 +2835,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptorC2R(plan, input, output);
-    return call_cufftXtExecDescriptorC2R(plan, input, output);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorC2R(plan, input, output) : call_cufftXtExecDescriptorC2R(plan, input, output);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__cached(&cubind__cufft_slots[42]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptorC2R(plan, input, output);
-    cubind_status = cubind_fn(plan, input, output);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2R, &cubind__cufft_offsets[42]);
+    cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_z2z. */
 static cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 43, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2Z);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2928,34 +2890,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorZ2Z(plan, input, output, direction) : call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__cached(&cubind__cufft_slots[43]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    cubind_status = cubind_fn(plan, input, output, direction);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2Z, &cubind__cufft_offsets[43]);
+    cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_d2z. */
 static cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 44, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorD2Z);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -2983,34 +2944,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptorD2Z(plan, input, output);
-    return call_cufftXtExecDescriptorD2Z(plan, input, output);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorD2Z(plan, input, output) : call_cufftXtExecDescriptorD2Z(plan, input, output);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__cached(&cubind__cufft_slots[44]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptorD2Z(plan, input, output);
-    cubind_status = cubind_fn(plan, input, output);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorD2Z, &cubind__cufft_offsets[44]);
+    cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_z2d. */
 static cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 45, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2D);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3038,34 +2998,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptorZ2D(plan, input, output);
-    return call_cufftXtExecDescriptorZ2D(plan, input, output);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorZ2D(plan, input, output) : call_cufftXtExecDescriptorZ2D(plan, input, output);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__cached(&cubind__cufft_slots[45]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptorZ2D(plan, input, output);
-    cubind_status = cubind_fn(plan, input, output);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2D, &cubind__cufft_offsets[45]);
+    cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
+static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_query_plan. */
 static cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols.table, 46, &cubind_unavailable);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cufftXtQueryPlan);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3093,34 +3052,33 @@ static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *q
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    if (cubind__tracing())
-        return traced_cufftXtQueryPlan(plan, queryStruct, queryType);
-    return call_cufftXtQueryPlan(plan, queryStruct, queryType);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtQueryPlan(plan, queryStruct, queryType) : call_cufftXtQueryPlan(plan, queryStruct, queryType);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__cached(&cubind__cufft_slots[46]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtQueryPlan(plan, queryStruct, queryType);
-    cubind_status = cubind_fn(plan, queryStruct, queryType);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__target((cubind__fnptr)slow_cufftXtQueryPlan, &cubind__cufft_offsets[46]);
+    cufftResult cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
+static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_callback. */
 static cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 47, &cubind_unavailable);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallback);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3149,34 +3107,33 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    if (cubind__tracing())
-        return traced_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetCallback(plan, callback_routine, cbType, caller_info) : call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__cached(&cubind__cufft_slots[47]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallback, &cubind__cufft_offsets[47]);
+    cufftResult cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
+static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_clear_callback. */
 static cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 48, &cubind_unavailable);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cufftXtClearCallback);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3203,34 +3160,33 @@ static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cuf
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    if (cubind__tracing())
-        return traced_cufftXtClearCallback(plan, cbType);
-    return call_cufftXtClearCallback(plan, cbType);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtClearCallback(plan, cbType) : call_cufftXtClearCallback(plan, cbType);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__cached(&cubind__cufft_slots[48]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtClearCallback(plan, cbType);
-    cubind_status = cubind_fn(plan, cbType);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtClearCallback, &cubind__cufft_offsets[48]);
+    cufftResult cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
+static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_callback_shared_size. */
 static cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 49, &cubind_unavailable);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallbackSharedSize);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3258,34 +3214,33 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle p
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    if (cubind__tracing())
-        return traced_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize) : call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__cached(&cubind__cufft_slots[49]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    cubind_status = cubind_fn(plan, cbType, sharedSize);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallbackSharedSize, &cubind__cufft_offsets[49]);
+    cufftResult cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
+static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_jit_callback. */
 static cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 50, &cubind_unavailable);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetJITCallback);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3316,34 +3271,33 @@ static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, co
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    if (cubind__tracing())
-        return traced_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info) : call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__cached(&cubind__cufft_slots[50]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetJITCallback, &cubind__cufft_offsets[50]);
+    cufftResult cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_make_plan_many. */
 static cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 51, &cubind_unavailable);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMakePlanMany);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3382,34 +3336,33 @@ static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    if (cubind__tracing())
-        return traced_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype) : call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__cached(&cubind__cufft_slots[51]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftXtMakePlanMany, &cubind__cufft_offsets[51]);
+    cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_get_size_many. */
 static cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 52, &cubind_unavailable);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cufftXtGetSizeMany);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3448,34 +3401,33 @@ static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int r
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    if (cubind__tracing())
-        return traced_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype) : call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__cached(&cubind__cufft_slots[52]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftXtGetSizeMany, &cubind__cufft_offsets[52]);
+    cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec. */
 static cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols.table, 53, &cubind_unavailable);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExec);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3504,34 +3456,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExec(plan, input, output, direction);
-    return call_cufftXtExec(plan, input, output, direction);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExec(plan, input, output, direction) : call_cufftXtExec(plan, input, output, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
 {
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__cached(&cubind__cufft_slots[53]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExec(plan, input, output, direction);
-    cubind_status = cubind_fn(plan, input, output, direction);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__target((cubind__fnptr)slow_cufftXtExec, &cubind__cufft_offsets[53]);
+    cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor. */
 static cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols.table, 54, &cubind_unavailable);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptor);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3560,34 +3511,33 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    if (cubind__tracing())
-        return traced_cufftXtExecDescriptor(plan, input, output, direction);
-    return call_cufftXtExecDescriptor(plan, input, output, direction);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptor(plan, input, output, direction) : call_cufftXtExecDescriptor(plan, input, output, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__cached(&cubind__cufft_slots[54]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtExecDescriptor(plan, input, output, direction);
-    cubind_status = cubind_fn(plan, input, output, direction);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptor, &cubind__cufft_offsets[54]);
+    cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_work_area_policy. */
 static cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols.table, 55, &cubind_unavailable);
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkAreaPolicy);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
@@ -3615,23 +3565,21 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing. */
 static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    if (cubind__tracing())
-        return traced_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetWorkAreaPolicy(plan, policy, workSize) : call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__cached(&cubind__cufft_slots[55]);
-    cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    cubind_status = cubind_fn(plan, policy, workSize);
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkAreaPolicy, &cubind__cufft_offsets[55]);
+    cufftResult cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
+        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 29
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__curand_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__curand_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_curand_slots_2f1fe0d78a19 = (cubind_slot *)cubind__curand_slots;
@@ -267,12 +271,13 @@ static const char *trace_enum_4(long long value)
 }
 
 typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_generator. */
 static curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 0, &cubind_unavailable);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGenerator);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -299,34 +304,33 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    if (cubind__tracing())
-        return traced_curandCreateGenerator(generator, rng_type);
-    return call_curandCreateGenerator(generator, rng_type);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandCreateGenerator(generator, rng_type) : call_curandCreateGenerator(generator, rng_type);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__cached(&cubind__curand_slots[0]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandCreateGenerator(generator, rng_type);
-    cubind_status = cubind_fn(generator, rng_type);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__target((cubind__fnptr)slow_curandCreateGenerator, &cubind__curand_offsets[0]);
+    curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_generator_host. */
 static curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols.table, 1, &cubind_unavailable);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGeneratorHost);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -353,34 +357,33 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerat
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    if (cubind__tracing())
-        return traced_curandCreateGeneratorHost(generator, rng_type);
-    return call_curandCreateGeneratorHost(generator, rng_type);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandCreateGeneratorHost(generator, rng_type) : call_curandCreateGeneratorHost(generator, rng_type);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__cached(&cubind__curand_slots[1]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandCreateGeneratorHost(generator, rng_type);
-    cubind_status = cubind_fn(generator, rng_type);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__target((cubind__fnptr)slow_curandCreateGeneratorHost, &cubind__curand_offsets[1]);
+    curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
+static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_destroy_generator. */
 static curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 2, &cubind_unavailable);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyGenerator);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -406,34 +409,33 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
 {
-    if (cubind__tracing())
-        return traced_curandDestroyGenerator(generator);
-    return call_curandDestroyGenerator(generator);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandDestroyGenerator(generator) : call_curandDestroyGenerator(generator);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 {
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__cached(&cubind__curand_slots[2]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandDestroyGenerator(generator);
-    cubind_status = cubind_fn(generator);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__target((cubind__fnptr)slow_curandDestroyGenerator, &cubind__curand_offsets[2]);
+    curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
+static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_version. */
 static curandStatus_t call_curandGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols.table, 3, &cubind_unavailable);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_curandGetVersion);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -459,34 +461,33 @@ static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
 {
-    if (cubind__tracing())
-        return traced_curandGetVersion(version);
-    return call_curandGetVersion(version);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetVersion(version) : call_curandGetVersion(version);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_get_version(int *version)
 {
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__cached(&cubind__curand_slots[3]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGetVersion(version);
-    cubind_status = cubind_fn(version);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__target((cubind__fnptr)slow_curandGetVersion, &cubind__curand_offsets[3]);
+    curandStatus_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
+static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_property. */
 static curandStatus_t call_curandGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols.table, 4, &cubind_unavailable);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_curandGetProperty);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -513,34 +514,33 @@ static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
 {
-    if (cubind__tracing())
-        return traced_curandGetProperty(type, value);
-    return call_curandGetProperty(type, value);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetProperty(type, value) : call_curandGetProperty(type, value);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 {
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__cached(&cubind__curand_slots[4]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGetProperty(type, value);
-    cubind_status = cubind_fn(type, value);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__target((cubind__fnptr)slow_curandGetProperty, &cubind__curand_offsets[4]);
+    curandStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
+static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_stream. */
 static curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols.table, 5, &cubind_unavailable);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_curandSetStream);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -567,34 +567,33 @@ static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t gener
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandSetStream is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_curandSetStream(generator, stream);
-    return call_curandSetStream(generator, stream);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetStream(generator, stream) : call_curandSetStream(generator, stream);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
 {
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__cached(&cubind__curand_slots[5]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandSetStream(generator, stream);
-    cubind_status = cubind_fn(generator, stream);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__target((cubind__fnptr)slow_curandSetStream, &cubind__curand_offsets[5]);
+    curandStatus_t cubind_status = cubind_fn(generator, stream);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
+static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_pseudo_random_generator_seed. */
 static curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols.table, 6, &cubind_unavailable);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -621,34 +620,33 @@ static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(cura
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
-    if (cubind__tracing())
-        return traced_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetPseudoRandomGeneratorSeed(generator, seed) : call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
 {
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__cached(&cubind__curand_slots[6]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    cubind_status = cubind_fn(generator, seed);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__target((cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed, &cubind__curand_offsets[6]);
+    curandStatus_t cubind_status = cubind_fn(generator, seed);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_generator_offset. */
 static curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols.table, 7, &cubind_unavailable);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOffset);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -675,34 +673,33 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerato
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
-    if (cubind__tracing())
-        return traced_curandSetGeneratorOffset(generator, offset);
-    return call_curandSetGeneratorOffset(generator, offset);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetGeneratorOffset(generator, offset) : call_curandSetGeneratorOffset(generator, offset);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
 {
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__cached(&cubind__curand_slots[7]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandSetGeneratorOffset(generator, offset);
-    cubind_status = cubind_fn(generator, offset);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOffset, &cubind__curand_offsets[7]);
+    curandStatus_t cubind_status = cubind_fn(generator, offset);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_generator_ordering. */
 static curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols.table, 8, &cubind_unavailable);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOrdering);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -729,34 +726,33 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenera
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
-    if (cubind__tracing())
-        return traced_curandSetGeneratorOrdering(generator, order);
-    return call_curandSetGeneratorOrdering(generator, order);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetGeneratorOrdering(generator, order) : call_curandSetGeneratorOrdering(generator, order);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
 {
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__cached(&cubind__curand_slots[8]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandSetGeneratorOrdering(generator, order);
-    cubind_status = cubind_fn(generator, order);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOrdering, &cubind__curand_offsets[8]);
+    curandStatus_t cubind_status = cubind_fn(generator, order);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
+static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_quasi_random_generator_dimensions. */
 static curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols.table, 9, &cubind_unavailable);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -783,34 +779,33 @@ static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    if (cubind__tracing())
-        return traced_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions) : call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__cached(&cubind__curand_slots[9]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    cubind_status = cubind_fn(generator, num_dimensions);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__target((cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions, &cubind__curand_offsets[9]);
+    curandStatus_t cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate. */
 static curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols.table, 10, &cubind_unavailable);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_curandGenerate);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -838,34 +833,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t genera
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerate is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    if (cubind__tracing())
-        return traced_curandGenerate(generator, outputPtr, num);
-    return call_curandGenerate(generator, outputPtr, num);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerate(generator, outputPtr, num) : call_curandGenerate(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__cached(&cubind__curand_slots[10]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerate(generator, outputPtr, num);
-    cubind_status = cubind_fn(generator, outputPtr, num);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__target((cubind__fnptr)slow_curandGenerate, &cubind__curand_offsets[10]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_long_long. */
 static curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols.table, 11, &cubind_unavailable);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLongLong);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -893,34 +887,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateLongLong(generator, outputPtr, num);
-    return call_curandGenerateLongLong(generator, outputPtr, num);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateLongLong(generator, outputPtr, num) : call_curandGenerateLongLong(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__cached(&cubind__curand_slots[11]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateLongLong(generator, outputPtr, num);
-    cubind_status = cubind_fn(generator, outputPtr, num);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__target((cubind__fnptr)slow_curandGenerateLongLong, &cubind__curand_offsets[11]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_uniform. */
 static curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols.table, 12, &cubind_unavailable);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniform);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -948,34 +941,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateUniform(generator, outputPtr, num);
-    return call_curandGenerateUniform(generator, outputPtr, num);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateUniform(generator, outputPtr, num) : call_curandGenerateUniform(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__cached(&cubind__curand_slots[12]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateUniform(generator, outputPtr, num);
-    cubind_status = cubind_fn(generator, outputPtr, num);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniform, &cubind__curand_offsets[12]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_uniform_double. */
 static curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 13, &cubind_unavailable);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniformDouble);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1003,34 +995,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGener
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateUniformDouble(generator, outputPtr, num);
-    return call_curandGenerateUniformDouble(generator, outputPtr, num);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateUniformDouble(generator, outputPtr, num) : call_curandGenerateUniformDouble(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__cached(&cubind__curand_slots[13]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateUniformDouble(generator, outputPtr, num);
-    cubind_status = cubind_fn(generator, outputPtr, num);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniformDouble, &cubind__curand_offsets[13]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_normal. */
 static curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 14, &cubind_unavailable);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormal);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1060,34 +1051,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateNormal(generator, outputPtr, n, mean, stddev) : call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__cached(&cubind__curand_slots[14]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormal, &cubind__curand_offsets[14]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_normal_double. */
 static curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 15, &cubind_unavailable);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormalDouble);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1117,34 +1107,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenera
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev) : call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__cached(&cubind__curand_slots[15]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormalDouble, &cubind__curand_offsets[15]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_log_normal. */
 static curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 16, &cubind_unavailable);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormal);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1174,34 +1163,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev) : call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__cached(&cubind__curand_slots[16]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormal, &cubind__curand_offsets[16]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_log_normal_double. */
 static curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 17, &cubind_unavailable);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormalDouble);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1231,34 +1219,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGen
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev) : call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__cached(&cubind__curand_slots[17]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormalDouble, &cubind__curand_offsets[17]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_poisson_distribution. */
 static curandStatus_t call_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 18, &cubind_unavailable);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_curandCreatePoissonDistribution);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1285,34 +1272,33 @@ static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    if (cubind__tracing())
-        return traced_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandCreatePoissonDistribution(lambda, discrete_distribution) : call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__cached(&cubind__curand_slots[18]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    cubind_status = cubind_fn(lambda, discrete_distribution);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__target((cubind__fnptr)slow_curandCreatePoissonDistribution, &cubind__curand_offsets[18]);
+    curandStatus_t cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
+static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_destroy_distribution. */
 static curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 19, &cubind_unavailable);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyDistribution);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1338,34 +1324,33 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscret
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    if (cubind__tracing())
-        return traced_curandDestroyDistribution(discrete_distribution);
-    return call_curandDestroyDistribution(discrete_distribution);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandDestroyDistribution(discrete_distribution) : call_curandDestroyDistribution(discrete_distribution);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__cached(&cubind__curand_slots[19]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandDestroyDistribution(discrete_distribution);
-    cubind_status = cubind_fn(discrete_distribution);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__target((cubind__fnptr)slow_curandDestroyDistribution, &cubind__curand_offsets[19]);
+    curandStatus_t cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_poisson. */
 static curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols.table, 20, &cubind_unavailable);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoisson);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1394,34 +1379,33 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    if (cubind__tracing())
-        return traced_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGeneratePoisson(generator, outputPtr, n, lambda) : call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__cached(&cubind__curand_slots[20]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    cubind_status = cubind_fn(generator, outputPtr, n, lambda);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoisson, &cubind__curand_offsets[20]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_poisson_method. */
 static curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 21, &cubind_unavailable);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoissonMethod);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1451,34 +1435,33 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGener
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    if (cubind__tracing())
-        return traced_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method) : call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__cached(&cubind__curand_slots[21]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoissonMethod, &cubind__curand_offsets[21]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_binomial. */
 static curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols.table, 22, &cubind_unavailable);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomial);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1508,34 +1491,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateBinomial(generator, outputPtr, num, n, p) : call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__cached(&cubind__curand_slots[22]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    cubind_status = cubind_fn(generator, outputPtr, num, n, p);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomial, &cubind__curand_offsets[22]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_binomial_method. */
 static curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 23, &cubind_unavailable);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomialMethod);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1566,34 +1548,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGene
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method) : call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__cached(&cubind__curand_slots[23]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomialMethod, &cubind__curand_offsets[23]);
+    curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
+static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_seeds. */
 static curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols.table, 24, &cubind_unavailable);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateSeeds);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1619,34 +1600,33 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t g
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
 {
-    if (cubind__tracing())
-        return traced_curandGenerateSeeds(generator);
-    return call_curandGenerateSeeds(generator);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateSeeds(generator) : call_curandGenerateSeeds(generator);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 {
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__cached(&cubind__curand_slots[24]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGenerateSeeds(generator);
-    cubind_status = cubind_fn(generator);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__target((cubind__fnptr)slow_curandGenerateSeeds, &cubind__curand_offsets[24]);
+    curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_direction_vectors32. */
 static curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols.table, 25, &cubind_unavailable);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors32);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1673,34 +1653,33 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirec
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    if (cubind__tracing())
-        return traced_curandGetDirectionVectors32(vectors, set);
-    return call_curandGetDirectionVectors32(vectors, set);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetDirectionVectors32(vectors, set) : call_curandGetDirectionVectors32(vectors, set);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__cached(&cubind__curand_slots[25]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGetDirectionVectors32(vectors, set);
-    cubind_status = cubind_fn(vectors, set);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors32, &cubind__curand_offsets[25]);
+    curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_scramble_constants32. */
 static curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols.table, 26, &cubind_unavailable);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants32);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1726,34 +1705,33 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned i
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
 {
-    if (cubind__tracing())
-        return traced_curandGetScrambleConstants32(constants);
-    return call_curandGetScrambleConstants32(constants);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetScrambleConstants32(constants) : call_curandGetScrambleConstants32(constants);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 {
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__cached(&cubind__curand_slots[26]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGetScrambleConstants32(constants);
-    cubind_status = cubind_fn(constants);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants32, &cubind__curand_offsets[26]);
+    curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_direction_vectors64. */
 static curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols.table, 27, &cubind_unavailable);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors64);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1780,34 +1758,33 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirec
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    if (cubind__tracing())
-        return traced_curandGetDirectionVectors64(vectors, set);
-    return call_curandGetDirectionVectors64(vectors, set);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetDirectionVectors64(vectors, set) : call_curandGetDirectionVectors64(vectors, set);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__cached(&cubind__curand_slots[27]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGetDirectionVectors64(vectors, set);
-    cubind_status = cubind_fn(vectors, set);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors64, &cubind__curand_offsets[27]);
+    curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_scramble_constants64. */
 static curandStatus_t call_curandGetScrambleConstants64(unsigned long long **constants)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols.table, 28, &cubind_unavailable);
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants64);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
@@ -1833,23 +1810,21 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned l
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing. */
 static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
 {
-    if (cubind__tracing())
-        return traced_curandGetScrambleConstants64(constants);
-    return call_curandGetScrambleConstants64(constants);
+    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetScrambleConstants64(constants) : call_curandGetScrambleConstants64(constants);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
 {
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__cached(&cubind__curand_slots[28]);
-    curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_curandGetScrambleConstants64(constants);
-    cubind_status = cubind_fn(constants);
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants64, &cubind__curand_offsets[28]);
+    curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
+        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

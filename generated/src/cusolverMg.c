@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 19
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__cusolverMg_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__cusolverMg_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_cusolverMg_slots_bf842e22984a = (cubind_slot *)cubind__cusolverMg_slots;
@@ -223,12 +227,13 @@ static const char *trace_enum_4(long long value)
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *handle);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_create. */
 static cusolverStatus_t call_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 0, &cubind_unavailable);
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreate);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -254,34 +259,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreate(cusolverMgHandle_t *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgCreate(handle);
-    return call_cusolverMgCreate(handle);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgCreate(handle) : call_cusolverMgCreate(handle);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
 {
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__cached(&cubind__cusolverMg_slots[0]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgCreate(handle);
-    cubind_status = cubind_fn(handle);
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreate, &cubind__cusolverMg_offsets[0]);
+    cusolverStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t handle);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_destroy. */
 static cusolverStatus_t call_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 1, &cubind_unavailable);
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroy);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -307,34 +311,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroy(cusolverMgHandle_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgDestroy(handle);
-    return call_cusolverMgDestroy(handle);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDestroy(handle) : call_cusolverMgDestroy(handle);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
 {
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__cached(&cubind__cusolverMg_slots[1]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgDestroy(handle);
-    cubind_status = cubind_fn(handle);
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroy, &cubind__cusolverMg_offsets[1]);
+    cusolverStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_device_select. */
 static cusolverStatus_t call_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 2, &cubind_unavailable);
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDeviceSelect);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -362,34 +365,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDeviceSelect(cusolverMgHand
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    if (cubind__tracing())
-        return traced_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    return call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDeviceSelect(handle, nbDevices, deviceId) : call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__cached(&cubind__cusolverMg_slots[2]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    cubind_status = cubind_fn(handle, nbDevices, deviceId);
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__target((cubind__fnptr)slow_cusolverMgDeviceSelect, &cubind__cusolverMg_offsets[2]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_create_device_grid. */
 static cusolverStatus_t call_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 3, &cubind_unavailable);
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreateDeviceGrid);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -419,34 +421,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateDeviceGrid(cudaLibMgG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    return call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping) : call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__cached(&cubind__cusolverMg_slots[3]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreateDeviceGrid, &cubind__cusolverMg_offsets[3]);
+    cusolverStatus_t cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t grid);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_destroy_grid. */
 static cusolverStatus_t call_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 4, &cubind_unavailable);
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroyGrid);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -472,34 +473,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyGrid(cudaLibMgGrid_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgDestroyGrid(grid);
-    return call_cusolverMgDestroyGrid(grid);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDestroyGrid(grid) : call_cusolverMgDestroyGrid(grid);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__cached(&cubind__cusolverMg_slots[4]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgDestroyGrid(grid);
-    cubind_status = cubind_fn(grid);
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroyGrid, &cubind__cusolverMg_offsets[4]);
+    cusolverStatus_t cubind_status = cubind_fn(grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_create_matrix_desc. */
 static cusolverStatus_t call_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 5, &cubind_unavailable);
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreateMatrixDesc);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -531,34 +531,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateMatrixDesc(cudaLibMgM
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    return call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid) : call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__cached(&cubind__cusolverMg_slots[5]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreateMatrixDesc, &cubind__cusolverMg_offsets[5]);
+    cusolverStatus_t cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatrixDesc_t desc);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_destroy_matrix_desc. */
 static cusolverStatus_t call_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 6, &cubind_unavailable);
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroyMatrixDesc);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -584,34 +583,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyMatrixDesc(cudaLibMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgDestroyMatrixDesc(desc);
-    return call_cusolverMgDestroyMatrixDesc(desc);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDestroyMatrixDesc(desc) : call_cusolverMgDestroyMatrixDesc(desc);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
 {
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__cached(&cubind__cusolverMg_slots[6]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgDestroyMatrixDesc(desc);
-    cubind_status = cubind_fn(desc);
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroyMatrixDesc, &cubind__cusolverMg_offsets[6]);
+    cusolverStatus_t cubind_status = cubind_fn(desc);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_syevd_buffer_size. */
 static cusolverStatus_t call_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 7, &cubind_unavailable);
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgSyevd_bufferSize);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -648,34 +646,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd_bufferSize(cusolverMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    return call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork) : call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[7]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgSyevd_bufferSize, &cubind__cusolverMg_offsets[7]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_syevd. */
 static cusolverStatus_t call_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 8, &cubind_unavailable);
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgSyevd);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -714,34 +711,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd(cusolverMgHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    return call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info) : call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__cached(&cubind__cusolverMg_slots[8]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__target((cubind__fnptr)slow_cusolverMgSyevd, &cubind__cusolverMg_offsets[8]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrf_buffer_size. */
 static cusolverStatus_t call_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 9, &cubind_unavailable);
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrf_bufferSize);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -776,34 +772,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf_bufferSize(cusolverMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    return call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork) : call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[9]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrf_bufferSize, &cubind__cusolverMg_offsets[9]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrf. */
 static cusolverStatus_t call_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 10, &cubind_unavailable);
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrf);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -840,34 +835,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf(cusolverMgHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    return call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info) : call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__cached(&cubind__cusolverMg_slots[10]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrf, &cubind__cusolverMg_offsets[10]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrs_buffer_size. */
 static cusolverStatus_t call_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 11, &cubind_unavailable);
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrs_bufferSize);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -907,34 +901,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs_bufferSize(cusolverMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    return call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork) : call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[11]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrs_bufferSize, &cubind__cusolverMg_offsets[11]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrs. */
 static cusolverStatus_t call_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 12, &cubind_unavailable);
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrs);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -976,34 +969,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs(cusolverMgHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    return call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info) : call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__cached(&cubind__cusolverMg_slots[12]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrs, &cubind__cusolverMg_offsets[12]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrf_buffer_size. */
 static cusolverStatus_t call_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 13, &cubind_unavailable);
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrf_bufferSize);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -1037,34 +1029,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf_bufferSize(cusolverMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    return call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork) : call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[13]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrf_bufferSize, &cubind__cusolverMg_offsets[13]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrf. */
 static cusolverStatus_t call_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 14, &cubind_unavailable);
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrf);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -1100,34 +1091,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf(cusolverMgHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    return call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info) : call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__cached(&cubind__cusolverMg_slots[14]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrf, &cubind__cusolverMg_offsets[14]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrs_buffer_size. */
 static cusolverStatus_t call_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 15, &cubind_unavailable);
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrs_bufferSize);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -1166,34 +1156,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs_bufferSize(cusolverMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    return call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork) : call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[15]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrs_bufferSize, &cubind__cusolverMg_offsets[15]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrs. */
 static cusolverStatus_t call_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 16, &cubind_unavailable);
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrs);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -1234,34 +1223,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs(cusolverMgHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    return call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info) : call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__cached(&cubind__cusolverMg_slots[16]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrs, &cubind__cusolverMg_offsets[16]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potri_buffer_size. */
 static cusolverStatus_t call_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 17, &cubind_unavailable);
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotri_bufferSize);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -1295,34 +1283,33 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri_bufferSize(cusolverMg
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    return call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork) : call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[17]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotri_bufferSize, &cubind__cusolverMg_offsets[17]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potri. */
 static cusolverStatus_t call_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 18, &cubind_unavailable);
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotri);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
@@ -1358,23 +1345,21 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri(cusolverMgHandle_t ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing. */
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    if (cubind__tracing())
-        return traced_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    return call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info) : call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__cached(&cubind__cusolverMg_slots[18]);
-    cusolverStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotri, &cubind__cusolverMg_offsets[18]);
+    cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
+        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -246,42 +246,55 @@ int cubind__version_query(cubind_library library, cubind__fnptr query, int versi
 
 extern const struct cubind__cublas_symbols cubind__cublas_symbols;
 extern cubind__slot cubind__cublas_slots[];
+extern cubind__offset cubind__cublas_offsets[];
 
 extern const struct cubind__cublasLt_symbols cubind__cublasLt_symbols;
 extern cubind__slot cubind__cublasLt_slots[];
+extern cubind__offset cubind__cublasLt_offsets[];
 
 extern const struct cubind__cufft_symbols cubind__cufft_symbols;
 extern cubind__slot cubind__cufft_slots[];
+extern cubind__offset cubind__cufft_offsets[];
 
 extern const struct cubind__curand_symbols cubind__curand_symbols;
 extern cubind__slot cubind__curand_slots[];
+extern cubind__offset cubind__curand_offsets[];
 
 extern const struct cubind__cusolver_symbols cubind__cusolver_symbols;
 extern cubind__slot cubind__cusolver_slots[];
+extern cubind__offset cubind__cusolver_offsets[];
 
 extern const struct cubind__cusolverMg_symbols cubind__cusolverMg_symbols;
 extern cubind__slot cubind__cusolverMg_slots[];
+extern cubind__offset cubind__cusolverMg_offsets[];
 
 extern const struct cubind__cusparse_symbols cubind__cusparse_symbols;
 extern cubind__slot cubind__cusparse_slots[];
+extern cubind__offset cubind__cusparse_offsets[];
 
 extern const struct cubind__runtime_symbols cubind__runtime_symbols;
 extern cubind__slot cubind__runtime_slots[];
+extern cubind__offset cubind__runtime_offsets[];
 
 extern const struct cubind__driver_symbols cubind__driver_symbols;
 extern cubind__slot cubind__driver_slots[];
+extern cubind__offset cubind__driver_offsets[];
 
 extern const struct cubind__nvrtc_symbols cubind__nvrtc_symbols;
 extern cubind__slot cubind__nvrtc_slots[];
+extern cubind__offset cubind__nvrtc_offsets[];
 
 extern const struct cubind__nvjitlink_symbols cubind__nvjitlink_symbols;
 extern cubind__slot cubind__nvjitlink_slots[];
+extern cubind__offset cubind__nvjitlink_offsets[];
 
 extern const struct cubind__nccl_symbols cubind__nccl_symbols;
 extern cubind__slot cubind__nccl_slots[];
+extern cubind__offset cubind__nccl_offsets[];
 
 extern const struct cubind__cudnn_symbols cubind__cudnn_symbols;
 extern cubind__slot cubind__cudnn_slots[];
+extern cubind__offset cubind__cudnn_offsets[];
 
 /* A switch, not an array of pointers: nothing to relocate at start-up. Each table starts with
  * its header (cubind__symbol_table). */
@@ -426,6 +439,40 @@ cubind__slot *cubind__slots(cubind_library library)
         return cubind__nccl_slots;
     case CUBIND_LIB_CUDNN:
         return cubind__cudnn_slots;
+    default:
+        return NULL;
+    }
+}
+
+cubind__offset *cubind__offsets(cubind_library library)
+{
+    switch (library) {
+    case CUBIND_LIB_CUBLAS:
+        return cubind__cublas_offsets;
+    case CUBIND_LIB_CUBLASLT:
+        return cubind__cublasLt_offsets;
+    case CUBIND_LIB_CUFFT:
+        return cubind__cufft_offsets;
+    case CUBIND_LIB_CURAND:
+        return cubind__curand_offsets;
+    case CUBIND_LIB_CUSOLVER:
+        return cubind__cusolver_offsets;
+    case CUBIND_LIB_CUSOLVERMG:
+        return cubind__cusolverMg_offsets;
+    case CUBIND_LIB_CUSPARSE:
+        return cubind__cusparse_offsets;
+    case CUBIND_LIB_RUNTIME:
+        return cubind__runtime_offsets;
+    case CUBIND_LIB_DRIVER:
+        return cubind__driver_offsets;
+    case CUBIND_LIB_NVRTC:
+        return cubind__nvrtc_offsets;
+    case CUBIND_LIB_NVJITLINK:
+        return cubind__nvjitlink_offsets;
+    case CUBIND_LIB_NCCL:
+        return cubind__nccl_offsets;
+    case CUBIND_LIB_CUDNN:
+        return cubind__cudnn_offsets;
     default:
         return NULL;
     }

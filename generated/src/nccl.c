@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 41
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__nccl_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__nccl_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_nccl_slots_c388ff997bcd = (cubind_slot *)cubind__nccl_slots;
@@ -311,12 +315,13 @@ static const char *trace_enum_3(long long value)
 }
 
 typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
+static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_mem_alloc. */
 static ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols.table, 0, &cubind_unavailable);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_ncclMemAlloc);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -343,34 +348,33 @@ static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
 {
-    if (cubind__tracing())
-        return traced_ncclMemAlloc(ptr, size);
-    return call_ncclMemAlloc(ptr, size);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclMemAlloc(ptr, size) : call_ncclMemAlloc(ptr, size);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 {
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__cached(&cubind__nccl_slots[0]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclMemAlloc(ptr, size);
-    cubind_status = cubind_fn(ptr, size);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
+    ncclResult_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
+static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_mem_free. */
 static ncclResult_t call_ncclMemFree(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols.table, 1, &cubind_unavailable);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_ncclMemFree);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -396,34 +400,33 @@ static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
 {
-    if (cubind__tracing())
-        return traced_ncclMemFree(ptr);
-    return call_ncclMemFree(ptr);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclMemFree(ptr) : call_ncclMemFree(ptr);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_mem_free(void *ptr)
 {
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__cached(&cubind__nccl_slots[1]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclMemFree(ptr);
-    cubind_status = cubind_fn(ptr);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)slow_ncclMemFree, &cubind__nccl_offsets[1]);
+    ncclResult_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
+static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_version. */
 static ncclResult_t call_ncclGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols.table, 2, &cubind_unavailable);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_ncclGetVersion);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -449,34 +452,33 @@ static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
 {
-    if (cubind__tracing())
-        return traced_ncclGetVersion(version);
-    return call_ncclGetVersion(version);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGetVersion(version) : call_ncclGetVersion(version);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_get_version(int *version)
 {
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__cached(&cubind__nccl_slots[2]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGetVersion(version);
-    cubind_status = cubind_fn(version);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)slow_ncclGetVersion, &cubind__nccl_offsets[2]);
+    ncclResult_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
+static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_unique_id. */
 static ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols.table, 3, &cubind_unavailable);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_ncclGetUniqueId);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -502,34 +504,33 @@ static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    if (cubind__tracing())
-        return traced_ncclGetUniqueId(uniqueId);
-    return call_ncclGetUniqueId(uniqueId);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGetUniqueId(uniqueId) : call_ncclGetUniqueId(uniqueId);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 {
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__cached(&cubind__nccl_slots[3]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGetUniqueId(uniqueId);
-    cubind_status = cubind_fn(uniqueId);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
+    ncclResult_t cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank_config. */
 static ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols.table, 4, &cubind_unavailable);
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankConfig);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -559,34 +560,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommInitRankConfig is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    if (cubind__tracing())
-        return traced_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitRankConfig(comm, nranks, commId, rank, config) : call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__cached(&cubind__nccl_slots[4]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    cubind_status = cubind_fn(comm, nranks, commId, rank, config);
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankConfig, &cubind__nccl_offsets[4]);
+    ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank. */
 static ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 5, &cubind_unavailable);
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRank);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -615,34 +615,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommInitRank is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    if (cubind__tracing())
-        return traced_ncclCommInitRank(comm, nranks, commId, rank);
-    return call_ncclCommInitRank(comm, nranks, commId, rank);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitRank(comm, nranks, commId, rank) : call_ncclCommInitRank(comm, nranks, commId, rank);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__cached(&cubind__nccl_slots[5]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommInitRank(comm, nranks, commId, rank);
-    cubind_status = cubind_fn(comm, nranks, commId, rank);
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRank, &cubind__nccl_offsets[5]);
+    ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
+static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_all. */
 static ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 6, &cubind_unavailable);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitAll);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -670,34 +669,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int nde
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    if (cubind__tracing())
-        return traced_ncclCommInitAll(comm, ndev, devlist);
-    return call_ncclCommInitAll(comm, ndev, devlist);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitAll(comm, ndev, devlist) : call_ncclCommInitAll(comm, ndev, devlist);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__cached(&cubind__nccl_slots[6]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommInitAll(comm, ndev, devlist);
-    cubind_status = cubind_fn(comm, ndev, devlist);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
+    ncclResult_t cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_finalize. */
 static ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols.table, 7, &cubind_unavailable);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_ncclCommFinalize);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -723,34 +721,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
 {
-    if (cubind__tracing())
-        return traced_ncclCommFinalize(comm);
-    return call_ncclCommFinalize(comm);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommFinalize(comm) : call_ncclCommFinalize(comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 {
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__cached(&cubind__nccl_slots[7]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommFinalize(comm);
-    cubind_status = cubind_fn(comm);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
+    ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_destroy. */
 static ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 8, &cubind_unavailable);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDestroy);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -776,34 +773,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
 {
-    if (cubind__tracing())
-        return traced_ncclCommDestroy(comm);
-    return call_ncclCommDestroy(comm);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommDestroy(comm) : call_ncclCommDestroy(comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 {
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__cached(&cubind__nccl_slots[8]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommDestroy(comm);
-    cubind_status = cubind_fn(comm);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
+    ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_abort. */
 static ncclResult_t call_ncclCommAbort(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols.table, 9, &cubind_unavailable);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_ncclCommAbort);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -829,34 +825,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
 {
-    if (cubind__tracing())
-        return traced_ncclCommAbort(comm);
-    return call_ncclCommAbort(comm);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommAbort(comm) : call_ncclCommAbort(comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 {
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__cached(&cubind__nccl_slots[9]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommAbort(comm);
-    cubind_status = cubind_fn(comm);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)slow_ncclCommAbort, &cubind__nccl_offsets[9]);
+    ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
+static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_revoke. */
 static ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols.table, 10, &cubind_unavailable);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRevoke);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -883,34 +878,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revok
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
-    if (cubind__tracing())
-        return traced_ncclCommRevoke(comm, revokeFlags);
-    return call_ncclCommRevoke(comm, revokeFlags);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommRevoke(comm, revokeFlags) : call_ncclCommRevoke(comm, revokeFlags);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 {
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__cached(&cubind__nccl_slots[10]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommRevoke(comm, revokeFlags);
-    cubind_status = cubind_fn(comm, revokeFlags);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
+    ncclResult_t cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
+static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_split. */
 static ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols.table, 11, &cubind_unavailable);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_ncclCommSplit);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -940,34 +934,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    if (cubind__tracing())
-        return traced_ncclCommSplit(comm, color, key, newcomm, config);
-    return call_ncclCommSplit(comm, color, key, newcomm, config);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommSplit(comm, color, key, newcomm, config) : call_ncclCommSplit(comm, color, key, newcomm, config);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__cached(&cubind__nccl_slots[11]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommSplit(comm, color, key, newcomm, config);
-    cubind_status = cubind_fn(comm, color, key, newcomm, config);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)slow_ncclCommSplit, &cubind__nccl_offsets[11]);
+    ncclResult_t cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
+static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_shrink. */
 static ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols.table, 12, &cubind_unavailable);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_ncclCommShrink);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -998,34 +991,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    if (cubind__tracing())
-        return traced_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__cached(&cubind__nccl_slots[12]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)slow_ncclCommShrink, &cubind__nccl_offsets[12]);
+    ncclResult_t cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank_scalable. */
 static ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols.table, 13, &cubind_unavailable);
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankScalable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1056,33 +1048,32 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newc
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    if (cubind__tracing())
-        return traced_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__cached(&cubind__nccl_slots[13]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
+    ncclResult_t cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
+static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_error_string. */
 static const char *call_ncclGetErrorString(ncclResult_t result)
 {
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL);
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL, (cubind__fnptr)slow_ncclGetErrorString);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(result);
@@ -1104,7 +1095,7 @@ static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGetErrorString is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 {
     if (cubind__tracing())
@@ -1114,18 +1105,17 @@ static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 
 const char *cubind_nccl_get_error_string(ncclResult_t result)
 {
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__cached(&cubind__nccl_slots[14]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGetErrorString(result);
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__target((cubind__fnptr)slow_ncclGetErrorString, &cubind__nccl_offsets[14]);
     return cubind_fn(result);
 }
 
 typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
+static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_last_error. */
 static const char *call_ncclGetLastError(ncclComm_t comm)
 {
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL);
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL, (cubind__fnptr)slow_ncclGetLastError);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(comm);
@@ -1147,7 +1137,7 @@ static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGetLastError is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 {
     if (cubind__tracing())
@@ -1157,18 +1147,17 @@ static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 
 const char *cubind_nccl_get_last_error(ncclComm_t comm)
 {
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__cached(&cubind__nccl_slots[15]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGetLastError(comm);
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__target((cubind__fnptr)slow_ncclGetLastError, &cubind__nccl_offsets[15]);
     return cubind_fn(comm);
 }
 
 typedef void (*cubind__ncclResetDebugInit_fn)(void);
+static CUBIND_COLD void slow_ncclResetDebugInit(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reset_debug_init. */
 static void call_ncclResetDebugInit(void)
 {
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL);
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL, (cubind__fnptr)slow_ncclResetDebugInit);
     if (cubind_fn == NULL)
         return;
     cubind_fn();
@@ -1188,7 +1177,7 @@ static CUBIND_COLD void traced_ncclResetDebugInit(void)
     }
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclResetDebugInit is resolved, and every call while tracing. */
 static CUBIND_COLD void slow_ncclResetDebugInit(void)
 {
     if (cubind__tracing())
@@ -1199,21 +1188,18 @@ static CUBIND_COLD void slow_ncclResetDebugInit(void)
 
 void cubind_nccl_reset_debug_init(void)
 {
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__cached(&cubind__nccl_slots[16]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL)) {
-        slow_ncclResetDebugInit();
-        return;
-    }
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__target((cubind__fnptr)slow_ncclResetDebugInit, &cubind__nccl_offsets[16]);
     cubind_fn();
 }
 
 typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
+static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_get_async_error. */
 static ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols.table, 17, &cubind_unavailable);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_ncclCommGetAsyncError);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1240,34 +1226,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, nc
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    if (cubind__tracing())
-        return traced_ncclCommGetAsyncError(comm, asyncError);
-    return call_ncclCommGetAsyncError(comm, asyncError);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommGetAsyncError(comm, asyncError) : call_ncclCommGetAsyncError(comm, asyncError);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__cached(&cubind__nccl_slots[17]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommGetAsyncError(comm, asyncError);
-    cubind_status = cubind_fn(comm, asyncError);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
+    ncclResult_t cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
+static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_count. */
 static ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols.table, 18, &cubind_unavailable);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCount);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1294,34 +1279,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
 {
-    if (cubind__tracing())
-        return traced_ncclCommCount(comm, count);
-    return call_ncclCommCount(comm, count);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommCount(comm, count) : call_ncclCommCount(comm, count);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 {
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__cached(&cubind__nccl_slots[18]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommCount(comm, count);
-    cubind_status = cubind_fn(comm, count);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)slow_ncclCommCount, &cubind__nccl_offsets[18]);
+    ncclResult_t cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
+static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_cu_device. */
 static ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols.table, 19, &cubind_unavailable);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCuDevice);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1348,34 +1332,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, i
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    if (cubind__tracing())
-        return traced_ncclCommCuDevice(comm, device);
-    return call_ncclCommCuDevice(comm, device);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommCuDevice(comm, device) : call_ncclCommCuDevice(comm, device);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 {
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__cached(&cubind__nccl_slots[19]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommCuDevice(comm, device);
-    cubind_status = cubind_fn(comm, device);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
+    ncclResult_t cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
+static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_user_rank. */
 static ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 20, &cubind_unavailable);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_ncclCommUserRank);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1402,34 +1385,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, i
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    if (cubind__tracing())
-        return traced_ncclCommUserRank(comm, rank);
-    return call_ncclCommUserRank(comm, rank);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommUserRank(comm, rank) : call_ncclCommUserRank(comm, rank);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 {
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__cached(&cubind__nccl_slots[20]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommUserRank(comm, rank);
-    cubind_status = cubind_fn(comm, rank);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
+    ncclResult_t cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
+static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_register. */
 static ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 21, &cubind_unavailable);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRegister);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1458,34 +1440,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, v
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    if (cubind__tracing())
-        return traced_ncclCommRegister(comm, buff, size, handle);
-    return call_ncclCommRegister(comm, buff, size, handle);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommRegister(comm, buff, size, handle) : call_ncclCommRegister(comm, buff, size, handle);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__cached(&cubind__nccl_slots[21]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommRegister(comm, buff, size, handle);
-    cubind_status = cubind_fn(comm, buff, size, handle);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommRegister, &cubind__nccl_offsets[21]);
+    ncclResult_t cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
+static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_deregister. */
 static ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 22, &cubind_unavailable);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDeregister);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1512,34 +1493,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
-    if (cubind__tracing())
-        return traced_ncclCommDeregister(comm, handle);
-    return call_ncclCommDeregister(comm, handle);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommDeregister(comm, handle) : call_ncclCommDeregister(comm, handle);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 {
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__cached(&cubind__nccl_slots[22]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommDeregister(comm, handle);
-    cubind_status = cubind_fn(comm, handle);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
+    ncclResult_t cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_window_register. */
 static ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 23, &cubind_unavailable);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowRegister);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1569,34 +1549,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, v
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    if (cubind__tracing())
-        return traced_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommWindowRegister(comm, buff, size, win, winFlags) : call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__cached(&cubind__nccl_slots[23]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    cubind_status = cubind_fn(comm, buff, size, win, winFlags);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
+    ncclResult_t cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_window_deregister. */
 static ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 24, &cubind_unavailable);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowDeregister);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1623,34 +1602,33 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
-    if (cubind__tracing())
-        return traced_ncclCommWindowDeregister(comm, win);
-    return call_ncclCommWindowDeregister(comm, win);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommWindowDeregister(comm, win) : call_ncclCommWindowDeregister(comm, win);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
 {
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__cached(&cubind__nccl_slots[24]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclCommWindowDeregister(comm, win);
-    cubind_status = cubind_fn(comm, win);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
+    ncclResult_t cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_red_op_create_pre_mul_sum. */
 static ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols.table, 25, &cubind_unavailable);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpCreatePreMulSum);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1680,34 +1658,33 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    if (cubind__tracing())
-        return traced_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__cached(&cubind__nccl_slots[25]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
+    ncclResult_t cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
+static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_red_op_destroy. */
 static ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 26, &cubind_unavailable);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpDestroy);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1734,34 +1711,33 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    if (cubind__tracing())
-        return traced_ncclRedOpDestroy(op, comm);
-    return call_ncclRedOpDestroy(op, comm);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclRedOpDestroy(op, comm) : call_ncclRedOpDestroy(op, comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__cached(&cubind__nccl_slots[26]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclRedOpDestroy(op, comm);
-    cubind_status = cubind_fn(op, comm);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
+    ncclResult_t cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reduce. */
 static ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 27, &cubind_unavailable);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_ncclReduce);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1794,34 +1770,33 @@ static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *re
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclReduce is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__cached(&cubind__nccl_slots[27]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)slow_ncclReduce, &cubind__nccl_offsets[27]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_bcast. */
 static ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 28, &cubind_unavailable);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_ncclBcast);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1852,34 +1827,33 @@ static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclD
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclBcast is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclBcast(buff, count, datatype, root, comm, stream);
-    return call_ncclBcast(buff, count, datatype, root, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclBcast(buff, count, datatype, root, comm, stream) : call_ncclBcast(buff, count, datatype, root, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__cached(&cubind__nccl_slots[28]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclBcast(buff, count, datatype, root, comm, stream);
-    cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)slow_ncclBcast, &cubind__nccl_offsets[28]);
+    ncclResult_t cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_broadcast. */
 static ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 29, &cubind_unavailable);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_ncclBroadcast);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1911,34 +1885,33 @@ static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__cached(&cubind__nccl_slots[29]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)slow_ncclBroadcast, &cubind__nccl_offsets[29]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_all_reduce. */
 static ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 30, &cubind_unavailable);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_ncclAllReduce);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -1970,34 +1943,33 @@ static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__cached(&cubind__nccl_slots[30]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)slow_ncclAllReduce, &cubind__nccl_offsets[30]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reduce_scatter. */
 static ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 31, &cubind_unavailable);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_ncclReduceScatter);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2029,34 +2001,33 @@ static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, v
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__cached(&cubind__nccl_slots[31]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_all_gather. */
 static ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 32, &cubind_unavailable);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_ncclAllGather);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2087,34 +2058,33 @@ static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__cached(&cubind__nccl_slots[32]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)slow_ncclAllGather, &cubind__nccl_offsets[32]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_allto_all. */
 static ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 33, &cubind_unavailable);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_ncclAlltoAll);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2145,34 +2115,33 @@ static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__cached(&cubind__nccl_slots[33]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_gather. */
 static ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 34, &cubind_unavailable);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_ncclGather);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2204,34 +2173,33 @@ static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *re
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGather is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__cached(&cubind__nccl_slots[34]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)slow_ncclGather, &cubind__nccl_offsets[34]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_scatter. */
 static ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 35, &cubind_unavailable);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_ncclScatter);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2263,34 +2231,33 @@ static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *r
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclScatter is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__cached(&cubind__nccl_slots[35]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)slow_ncclScatter, &cubind__nccl_offsets[35]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_send. */
 static ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols.table, 36, &cubind_unavailable);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_ncclSend);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2321,34 +2288,33 @@ static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t cou
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclSend is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclSend(sendbuff, count, datatype, peer, comm, stream) : call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__cached(&cubind__nccl_slots[36]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)slow_ncclSend, &cubind__nccl_offsets[36]);
+    ncclResult_t cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_recv. */
 static ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols.table, 37, &cubind_unavailable);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_ncclRecv);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2379,34 +2345,33 @@ static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, nc
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclRecv is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclRecv(recvbuff, count, datatype, peer, comm, stream) : call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__cached(&cubind__nccl_slots[37]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)slow_ncclRecv, &cubind__nccl_offsets[37]);
+    ncclResult_t cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
+static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_start. */
 static ncclResult_t call_ncclGroupStart(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols.table, 38, &cubind_unavailable);
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupStart);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2431,34 +2396,33 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
 {
-    if (cubind__tracing())
-        return traced_ncclGroupStart();
-    return call_ncclGroupStart();
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGroupStart() : call_ncclGroupStart();
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_group_start(void)
 {
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__cached(&cubind__nccl_slots[38]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGroupStart();
-    cubind_status = cubind_fn();
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)slow_ncclGroupStart, &cubind__nccl_offsets[38]);
+    ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
+static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_end. */
 static ncclResult_t call_ncclGroupEnd(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 39, &cubind_unavailable);
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupEnd);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2483,34 +2447,33 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
 {
-    if (cubind__tracing())
-        return traced_ncclGroupEnd();
-    return call_ncclGroupEnd();
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGroupEnd() : call_ncclGroupEnd();
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_group_end(void)
 {
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__cached(&cubind__nccl_slots[39]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGroupEnd();
-    cubind_status = cubind_fn();
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
+    ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
+static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_simulate_end. */
 static ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 40, &cubind_unavailable);
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupSimulateEnd);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
@@ -2536,23 +2499,21 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simIn
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing. */
 static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    if (cubind__tracing())
-        return traced_ncclGroupSimulateEnd(simInfo);
-    return call_ncclGroupSimulateEnd(simInfo);
+    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGroupSimulateEnd(simInfo) : call_ncclGroupSimulateEnd(simInfo);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
 {
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__cached(&cubind__nccl_slots[40]);
-    ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_ncclGroupSimulateEnd(simInfo);
-    cubind_status = cubind_fn(simInfo);
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
+    ncclResult_t cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

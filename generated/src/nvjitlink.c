@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 14
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__nvjitlink_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__nvjitlink_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_nvjitlink_slots_73c6ecd40f5f = (cubind_slot *)cubind__nvjitlink_slots;
@@ -156,12 +160,13 @@ static const char *trace_enum_0(long long value)
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_create. */
 static nvJitLinkResult call___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 0, &cubind_unavailable);
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkCreate_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -189,34 +194,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkCreate_13_0(nvJitLinkHandle
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkCreate_13_0(handle, numOptions, options);
-    return call___nvJitLinkCreate_13_0(handle, numOptions, options);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkCreate_13_0(handle, numOptions, options) : call___nvJitLinkCreate_13_0(handle, numOptions, options);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[0]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkCreate_13_0(handle, numOptions, options);
-    cubind_status = cubind_fn(handle, numOptions, options);
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkCreate_13_0, &cubind__nvjitlink_offsets[0]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_destroy. */
 static nvJitLinkResult call___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 1, &cubind_unavailable);
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkDestroy_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -242,34 +246,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkDestroy_13_0(nvJitLinkHandl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkDestroy_13_0(handle);
-    return call___nvJitLinkDestroy_13_0(handle);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkDestroy_13_0(handle) : call___nvJitLinkDestroy_13_0(handle);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
 {
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[1]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkDestroy_13_0(handle);
-    cubind_status = cubind_fn(handle);
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkDestroy_13_0, &cubind__nvjitlink_offsets[1]);
+    nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_add_data. */
 static nvJitLinkResult call___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 2, &cubind_unavailable);
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddData_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -299,34 +302,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddData_13_0(nvJitLinkHandl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    return call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkAddData_13_0(handle, inputType, data, size, name) : call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[2]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    cubind_status = cubind_fn(handle, inputType, data, size, name);
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddData_13_0, &cubind__nvjitlink_offsets[2]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_add_file. */
 static nvJitLinkResult call___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 3, &cubind_unavailable);
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddFile_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -354,34 +356,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddFile_13_0(nvJitLinkHandl
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    return call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkAddFile_13_0(handle, inputType, fileName) : call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[3]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    cubind_status = cubind_fn(handle, inputType, fileName);
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddFile_13_0, &cubind__nvjitlink_offsets[3]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_complete. */
 static nvJitLinkResult call___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 4, &cubind_unavailable);
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkComplete_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -407,34 +408,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkComplete_13_0(nvJitLinkHand
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkComplete_13_0(handle);
-    return call___nvJitLinkComplete_13_0(handle);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkComplete_13_0(handle) : call___nvJitLinkComplete_13_0(handle);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
 {
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[4]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkComplete_13_0(handle);
-    cubind_status = cubind_fn(handle);
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkComplete_13_0, &cubind__nvjitlink_offsets[4]);
+    nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_cubin_size. */
 static nvJitLinkResult call___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 5, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -461,34 +461,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubinSize_13_0(nvJ
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    return call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedCubinSize_13_0(handle, size) : call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[5]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    cubind_status = cubind_fn(handle, size);
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0, &cubind__nvjitlink_offsets[5]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_cubin. */
 static nvJitLinkResult call___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 6, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -515,34 +514,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubin_13_0(nvJitLi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    return call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedCubin_13_0(handle, cubin) : call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
 {
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[6]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    cubind_status = cubind_fn(handle, cubin);
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0, &cubind__nvjitlink_offsets[6]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_ptx_size. */
 static nvJitLinkResult call___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 7, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -569,34 +567,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtxSize_13_0(nvJit
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    return call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedPtxSize_13_0(handle, size) : call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[7]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    cubind_status = cubind_fn(handle, size);
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0, &cubind__nvjitlink_offsets[7]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_ptx. */
 static nvJitLinkResult call___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 8, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -623,34 +620,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtx_13_0(nvJitLink
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    return call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedPtx_13_0(handle, ptx) : call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
 {
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[8]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    cubind_status = cubind_fn(handle, ptx);
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0, &cubind__nvjitlink_offsets[8]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_error_log_size. */
 static nvJitLinkResult call___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 9, &cubind_unavailable);
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -677,34 +673,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLogSize_13_0(nvJitL
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    return call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetErrorLogSize_13_0(handle, size) : call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[9]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    cubind_status = cubind_fn(handle, size);
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0, &cubind__nvjitlink_offsets[9]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_error_log. */
 static nvJitLinkResult call___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 10, &cubind_unavailable);
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -731,34 +726,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLog_13_0(nvJitLinkH
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetErrorLog_13_0(handle, log);
-    return call___nvJitLinkGetErrorLog_13_0(handle, log);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetErrorLog_13_0(handle, log) : call___nvJitLinkGetErrorLog_13_0(handle, log);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[10]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetErrorLog_13_0(handle, log);
-    cubind_status = cubind_fn(handle, log);
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0, &cubind__nvjitlink_offsets[10]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_info_log_size. */
 static nvJitLinkResult call___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 11, &cubind_unavailable);
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -785,34 +779,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLogSize_13_0(nvJitLi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    return call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetInfoLogSize_13_0(handle, size) : call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[11]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    cubind_status = cubind_fn(handle, size);
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0, &cubind__nvjitlink_offsets[11]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_info_log. */
 static nvJitLinkResult call___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 12, &cubind_unavailable);
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -839,34 +832,33 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLog_13_0(nvJitLinkHa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    if (cubind__tracing())
-        return traced___nvJitLinkGetInfoLog_13_0(handle, log);
-    return call___nvJitLinkGetInfoLog_13_0(handle, log);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetInfoLog_13_0(handle, log) : call___nvJitLinkGetInfoLog_13_0(handle, log);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[12]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow___nvJitLinkGetInfoLog_13_0(handle, log);
-    cubind_status = cubind_fn(handle, log);
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0, &cubind__nvjitlink_offsets[12]);
+    nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
+static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_version. */
 static nvJitLinkResult call_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 13, &cubind_unavailable);
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvJitLinkVersion);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
@@ -893,23 +885,21 @@ static CUBIND_COLD nvJitLinkResult traced_nvJitLinkVersion(unsigned int *major, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing. */
 static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
-    if (cubind__tracing())
-        return traced_nvJitLinkVersion(major, minor);
-    return call_nvJitLinkVersion(major, minor);
+    nvJitLinkResult cubind_status = cubind__tracing() ? traced_nvJitLinkVersion(major, minor) : call_nvJitLinkVersion(major, minor);
+    if (cubind_status != NVJITLINK_SUCCESS)
+        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__cached(&cubind__nvjitlink_slots[13]);
-    nvJitLinkResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvJitLinkVersion(major, minor);
-    cubind_status = cubind_fn(major, minor);
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__target((cubind__fnptr)slow_nvJitLinkVersion, &cubind__nvjitlink_offsets[13]);
+    nvJitLinkResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
+        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 24
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__nvrtc_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__nvrtc_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_nvrtc_slots_005d5f08eb26 = (cubind_slot *)cubind__nvrtc_slots;
@@ -189,11 +193,12 @@ static const char *trace_enum_0(long long value)
 }
 
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
+static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_error_string. */
 static const char *call_nvrtcGetErrorString(nvrtcResult result)
 {
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL);
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL, (cubind__fnptr)slow_nvrtcGetErrorString);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(result);
@@ -215,7 +220,7 @@ static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetErrorString is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 {
     if (cubind__tracing())
@@ -225,19 +230,18 @@ static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 
 const char *cubind_nvrtc_get_error_string(nvrtcResult result)
 {
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__cached(&cubind__nvrtc_slots[0]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetErrorString(result);
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__target((cubind__fnptr)slow_nvrtcGetErrorString, &cubind__nvrtc_offsets[0]);
     return cubind_fn(result);
 }
 
 typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
+static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_version. */
 static nvrtcResult call_nvrtcVersion(int *major, int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 1, &cubind_unavailable);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvrtcVersion);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -264,34 +268,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
 {
-    if (cubind__tracing())
-        return traced_nvrtcVersion(major, minor);
-    return call_nvrtcVersion(major, minor);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcVersion(major, minor) : call_nvrtcVersion(major, minor);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 {
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__cached(&cubind__nvrtc_slots[1]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcVersion(major, minor);
-    cubind_status = cubind_fn(major, minor);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
+    nvrtcResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_num_supported_archs. */
 static nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 2, &cubind_unavailable);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetNumSupportedArchs);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -317,34 +320,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetNumSupportedArchs(numArchs);
-    return call_nvrtcGetNumSupportedArchs(numArchs);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetNumSupportedArchs(numArchs) : call_nvrtcGetNumSupportedArchs(numArchs);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 {
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__cached(&cubind__nvrtc_slots[2]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetNumSupportedArchs(numArchs);
-    cubind_status = cubind_fn(numArchs);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
+    nvrtcResult cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_supported_archs. */
 static nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 3, &cubind_unavailable);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetSupportedArchs);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -370,34 +372,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetSupportedArchs(supportedArchs);
-    return call_nvrtcGetSupportedArchs(supportedArchs);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetSupportedArchs(supportedArchs) : call_nvrtcGetSupportedArchs(supportedArchs);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 {
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__cached(&cubind__nvrtc_slots[3]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetSupportedArchs(supportedArchs);
-    cubind_status = cubind_fn(supportedArchs);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
+    nvrtcResult cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
+static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_create_program. */
 static nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 4, &cubind_unavailable);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCreateProgram);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -428,34 +429,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    if (cubind__tracing())
-        return traced_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) : call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__cached(&cubind__nvrtc_slots[4]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
+    nvrtcResult cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
+static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_destroy_program. */
 static nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 5, &cubind_unavailable);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvrtcDestroyProgram);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -481,34 +481,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    if (cubind__tracing())
-        return traced_nvrtcDestroyProgram(prog);
-    return call_nvrtcDestroyProgram(prog);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcDestroyProgram(prog) : call_nvrtcDestroyProgram(prog);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 {
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__cached(&cubind__nvrtc_slots[5]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcDestroyProgram(prog);
-    cubind_status = cubind_fn(prog);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
+    nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
+static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_compile_program. */
 static nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 6, &cubind_unavailable);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCompileProgram);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -536,34 +535,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    if (cubind__tracing())
-        return traced_nvrtcCompileProgram(prog, numOptions, options);
-    return call_nvrtcCompileProgram(prog, numOptions, options);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcCompileProgram(prog, numOptions, options) : call_nvrtcCompileProgram(prog, numOptions, options);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__cached(&cubind__nvrtc_slots[6]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcCompileProgram(prog, numOptions, options);
-    cubind_status = cubind_fn(prog, numOptions, options);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
+    nvrtcResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ptx_size. */
 static nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 7, &cubind_unavailable);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTXSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -590,34 +588,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetPTXSize(prog, ptxSizeRet);
-    return call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPTXSize(prog, ptxSizeRet) : call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__cached(&cubind__nvrtc_slots[7]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetPTXSize(prog, ptxSizeRet);
-    cubind_status = cubind_fn(prog, ptxSizeRet);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
+    nvrtcResult cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ptx. */
 static nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 8, &cubind_unavailable);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTX);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -644,34 +641,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetPTX(prog, ptx);
-    return call_nvrtcGetPTX(prog, ptx);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPTX(prog, ptx) : call_nvrtcGetPTX(prog, ptx);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 {
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__cached(&cubind__nvrtc_slots[8]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetPTX(prog, ptx);
-    cubind_status = cubind_fn(prog, ptx);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
+    nvrtcResult cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_cubin_size. */
 static nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 9, &cubind_unavailable);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBINSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -698,34 +694,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetCUBINSize(prog, cubinSizeRet) : call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__cached(&cubind__nvrtc_slots[9]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    cubind_status = cubind_fn(prog, cubinSizeRet);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
+    nvrtcResult cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_cubin. */
 static nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 10, &cubind_unavailable);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBIN);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -752,34 +747,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cub
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetCUBIN(prog, cubin);
-    return call_nvrtcGetCUBIN(prog, cubin);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetCUBIN(prog, cubin) : call_nvrtcGetCUBIN(prog, cubin);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 {
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__cached(&cubind__nvrtc_slots[10]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetCUBIN(prog, cubin);
-    cubind_status = cubind_fn(prog, cubin);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
+    nvrtcResult cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ltoir_size. */
 static nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 11, &cubind_unavailable);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIRSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -806,34 +800,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetLTOIRSize(prog, LTOIRSizeRet) : call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__cached(&cubind__nvrtc_slots[11]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    cubind_status = cubind_fn(prog, LTOIRSizeRet);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
+    nvrtcResult cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ltoir. */
 static nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 12, &cubind_unavailable);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIR);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -860,34 +853,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTO
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetLTOIR(prog, LTOIR);
-    return call_nvrtcGetLTOIR(prog, LTOIR);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetLTOIR(prog, LTOIR) : call_nvrtcGetLTOIR(prog, LTOIR);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 {
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__cached(&cubind__nvrtc_slots[12]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetLTOIR(prog, LTOIR);
-    cubind_status = cubind_fn(prog, LTOIR);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
+    nvrtcResult cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_opti_xir_size. */
 static nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 13, &cubind_unavailable);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIRSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -914,34 +906,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, siz
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetOptiXIRSize(prog, optixirSizeRet) : call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__cached(&cubind__nvrtc_slots[13]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    cubind_status = cubind_fn(prog, optixirSizeRet);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
+    nvrtcResult cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_opti_xir. */
 static nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 14, &cubind_unavailable);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIR);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -968,34 +959,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *o
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetOptiXIR(prog, optixir);
-    return call_nvrtcGetOptiXIR(prog, optixir);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetOptiXIR(prog, optixir) : call_nvrtcGetOptiXIR(prog, optixir);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 {
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__cached(&cubind__nvrtc_slots[14]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetOptiXIR(prog, optixir);
-    cubind_status = cubind_fn(prog, optixir);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
+    nvrtcResult cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_program_log_size. */
 static nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 15, &cubind_unavailable);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLogSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1022,34 +1012,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetProgramLogSize(prog, logSizeRet);
-    return call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetProgramLogSize(prog, logSizeRet) : call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
 {
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__cached(&cubind__nvrtc_slots[15]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetProgramLogSize(prog, logSizeRet);
-    cubind_status = cubind_fn(prog, logSizeRet);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
+    nvrtcResult cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_program_log. */
 static nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 16, &cubind_unavailable);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLog);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1076,34 +1065,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetProgramLog(prog, log);
-    return call_nvrtcGetProgramLog(prog, log);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetProgramLog(prog, log) : call_nvrtcGetProgramLog(prog, log);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 {
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__cached(&cubind__nvrtc_slots[16]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetProgramLog(prog, log);
-    cubind_status = cubind_fn(prog, log);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
+    nvrtcResult cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
+static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_add_name_expression. */
 static nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 17, &cubind_unavailable);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_nvrtcAddNameExpression);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1130,34 +1118,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    if (cubind__tracing())
-        return traced_nvrtcAddNameExpression(prog, name_expression);
-    return call_nvrtcAddNameExpression(prog, name_expression);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcAddNameExpression(prog, name_expression) : call_nvrtcAddNameExpression(prog, name_expression);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
 {
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__cached(&cubind__nvrtc_slots[17]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcAddNameExpression(prog, name_expression);
-    cubind_status = cubind_fn(prog, name_expression);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
+    nvrtcResult cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_lowered_name. */
 static nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 18, &cubind_unavailable);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLoweredName);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1185,34 +1172,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetLoweredName(prog, name_expression, lowered_name) : call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__cached(&cubind__nvrtc_slots[18]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    cubind_status = cubind_fn(prog, name_expression, lowered_name);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
+    nvrtcResult cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_heap_size. */
 static nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 19, &cubind_unavailable);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1238,34 +1224,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetPCHHeapSize(ret);
-    return call_nvrtcGetPCHHeapSize(ret);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPCHHeapSize(ret) : call_nvrtcGetPCHHeapSize(ret);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 {
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__cached(&cubind__nvrtc_slots[19]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetPCHHeapSize(ret);
-    cubind_status = cubind_fn(ret);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
+    nvrtcResult cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
+static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_set_pch_heap_size. */
 static nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 20, &cubind_unavailable);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetPCHHeapSize);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1291,34 +1276,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
 {
-    if (cubind__tracing())
-        return traced_nvrtcSetPCHHeapSize(size);
-    return call_nvrtcSetPCHHeapSize(size);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcSetPCHHeapSize(size) : call_nvrtcSetPCHHeapSize(size);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 {
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__cached(&cubind__nvrtc_slots[20]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcSetPCHHeapSize(size);
-    cubind_status = cubind_fn(size);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
+    nvrtcResult cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_create_status. */
 static nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 21, &cubind_unavailable);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHCreateStatus);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1344,34 +1328,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetPCHCreateStatus(prog);
-    return call_nvrtcGetPCHCreateStatus(prog);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPCHCreateStatus(prog) : call_nvrtcGetPCHCreateStatus(prog);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 {
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__cached(&cubind__nvrtc_slots[21]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetPCHCreateStatus(prog);
-    cubind_status = cubind_fn(prog);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
+    nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_heap_size_required. */
 static nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 22, &cubind_unavailable);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1398,34 +1381,33 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram p
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetPCHHeapSizeRequired(prog, size);
-    return call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPCHHeapSizeRequired(prog, size) : call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
 {
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__cached(&cubind__nvrtc_slots[22]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcGetPCHHeapSizeRequired(prog, size);
-    cubind_status = cubind_fn(prog, size);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
+    nvrtcResult cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
+static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_set_flow_callback. */
 static nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 23, &cubind_unavailable);
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetFlowCallback);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
@@ -1453,23 +1435,21 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, in
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing. */
 static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    if (cubind__tracing())
-        return traced_nvrtcSetFlowCallback(prog, callback, payload);
-    return call_nvrtcSetFlowCallback(prog, callback, payload);
+    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcSetFlowCallback(prog, callback, payload) : call_nvrtcSetFlowCallback(prog, callback, payload);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__cached(&cubind__nvrtc_slots[23]);
-    nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_nvrtcSetFlowCallback(prog, callback, payload);
-    cubind_status = cubind_fn(prog, callback, payload);
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
+    nvrtcResult cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

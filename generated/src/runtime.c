@@ -16,9 +16,13 @@
 
 #define SYMBOL_COUNT 310
 
-/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+/* The symbols resolved so far: the inline form reads the first SYMBOL_COUNT, tracing the others
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__runtime_slots[2 * SYMBOL_COUNT];
+
+/* The same, for the out-of-line wrappers: each function's distance from its wrapper's slow path
+ * (0 until resolved, and while tracing: the slow path itself is called). */
+cubind__offset cubind__runtime_offsets[SYMBOL_COUNT];
 
 /* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
 cubind_slot *const cubind_runtime_slots_55c6826e3e17 = (cubind_slot *)cubind__runtime_slots;
@@ -2139,12 +2143,13 @@ static const char *trace_enum_18(long long value)
 }
 
 typedef cudaError_t (*cubind__cudaDeviceReset_fn)(void);
+static CUBIND_COLD cudaError_t slow_cudaDeviceReset(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_reset. */
 static cudaError_t call_cudaDeviceReset(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__resolve(&cubind__runtime_symbols.table, 0, &cubind_unavailable);
+    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__resolve(&cubind__runtime_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceReset);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2169,34 +2174,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceReset(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceReset is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceReset(void)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceReset();
-    return call_cudaDeviceReset();
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceReset() : call_cudaDeviceReset();
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_reset(void)
 {
-    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__cached(&cubind__runtime_slots[0]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceReset();
-    cubind_status = cubind_fn();
+    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__target((cubind__fnptr)slow_cudaDeviceReset, &cubind__runtime_offsets[0]);
+    cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 0, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceSynchronize_fn)(void);
+static CUBIND_COLD cudaError_t slow_cudaDeviceSynchronize(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_synchronize. */
 static cudaError_t call_cudaDeviceSynchronize(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__resolve(&cubind__runtime_symbols.table, 1, &cubind_unavailable);
+    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__resolve(&cubind__runtime_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceSynchronize);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2221,34 +2225,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSynchronize(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceSynchronize is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceSynchronize(void)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceSynchronize();
-    return call_cudaDeviceSynchronize();
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceSynchronize() : call_cudaDeviceSynchronize();
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_synchronize(void)
 {
-    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__cached(&cubind__runtime_slots[1]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceSynchronize();
-    cubind_status = cubind_fn();
+    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSynchronize, &cubind__runtime_offsets[1]);
+    cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 1, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceSetLimit_fn)(enum cudaLimit limit, size_t value);
+static CUBIND_COLD cudaError_t slow_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_set_limit. */
 static cudaError_t call_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__resolve(&cubind__runtime_symbols.table, 2, &cubind_unavailable);
+    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__resolve(&cubind__runtime_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceSetLimit);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2275,34 +2278,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetLimit(enum cudaLimit limit, s
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceSetLimit is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceSetLimit(limit, value);
-    return call_cudaDeviceSetLimit(limit, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceSetLimit(limit, value) : call_cudaDeviceSetLimit(limit, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
 {
-    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__cached(&cubind__runtime_slots[2]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceSetLimit(limit, value);
-    cubind_status = cubind_fn(limit, value);
+    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetLimit, &cubind__runtime_offsets[2]);
+    cudaError_t cubind_status = cubind_fn(limit, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 2, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetLimit_fn)(size_t *pValue, enum cudaLimit limit);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_limit. */
 static cudaError_t call_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__resolve(&cubind__runtime_symbols.table, 3, &cubind_unavailable);
+    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__resolve(&cubind__runtime_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetLimit);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2329,34 +2331,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetLimit(size_t *pValue, enum cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetLimit is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetLimit(pValue, limit);
-    return call_cudaDeviceGetLimit(pValue, limit);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetLimit(pValue, limit) : call_cudaDeviceGetLimit(pValue, limit);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit)
 {
-    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__cached(&cubind__runtime_slots[3]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetLimit(pValue, limit);
-    cubind_status = cubind_fn(pValue, limit);
+    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetLimit, &cubind__runtime_offsets[3]);
+    cudaError_t cubind_status = cubind_fn(pValue, limit);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 3, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_texture1_d_linear_max_width. */
 static cudaError_t call_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__resolve(&cubind__runtime_symbols.table, 4, &cubind_unavailable);
+    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__resolve(&cubind__runtime_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetTexture1DLinearMaxWidth);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2384,34 +2385,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetTexture1DLinearMaxWidth(size_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetTexture1DLinearMaxWidth is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
-    return call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device) : call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__cached(&cubind__runtime_slots[4]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
-    cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
+    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetTexture1DLinearMaxWidth, &cubind__runtime_offsets[4]);
+    cudaError_t cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 4, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetCacheConfig_fn)(enum cudaFuncCache *pCacheConfig);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_cache_config. */
 static cudaError_t call_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 5, &cubind_unavailable);
+    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetCacheConfig);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2437,34 +2437,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetCacheConfig(enum cudaFuncCach
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetCacheConfig is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetCacheConfig(pCacheConfig);
-    return call_cudaDeviceGetCacheConfig(pCacheConfig);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetCacheConfig(pCacheConfig) : call_cudaDeviceGetCacheConfig(pCacheConfig);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheConfig)
 {
-    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__cached(&cubind__runtime_slots[5]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetCacheConfig(pCacheConfig);
-    cubind_status = cubind_fn(pCacheConfig);
+    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetCacheConfig, &cubind__runtime_offsets[5]);
+    cudaError_t cubind_status = cubind_fn(pCacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 5, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetStreamPriorityRange_fn)(int *leastPriority, int *greatestPriority);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_stream_priority_range. */
 static cudaError_t call_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__resolve(&cubind__runtime_symbols.table, 6, &cubind_unavailable);
+    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__resolve(&cubind__runtime_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetStreamPriorityRange);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2491,34 +2490,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetStreamPriorityRange(int *leas
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetStreamPriorityRange is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-    return call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, int *greatestPriority)
 {
-    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__cached(&cubind__runtime_slots[6]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-    cubind_status = cubind_fn(leastPriority, greatestPriority);
+    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetStreamPriorityRange, &cubind__runtime_offsets[6]);
+    cudaError_t cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 6, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceSetCacheConfig_fn)(enum cudaFuncCache cacheConfig);
+static CUBIND_COLD cudaError_t slow_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_set_cache_config. */
 static cudaError_t call_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 7, &cubind_unavailable);
+    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceSetCacheConfig);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2544,34 +2542,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetCacheConfig(enum cudaFuncCach
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceSetCacheConfig is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceSetCacheConfig(cacheConfig);
-    return call_cudaDeviceSetCacheConfig(cacheConfig);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceSetCacheConfig(cacheConfig) : call_cudaDeviceSetCacheConfig(cacheConfig);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfig)
 {
-    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__cached(&cubind__runtime_slots[7]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceSetCacheConfig(cacheConfig);
-    cubind_status = cubind_fn(cacheConfig);
+    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetCacheConfig, &cubind__runtime_offsets[7]);
+    cudaError_t cubind_status = cubind_fn(cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 7, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetByPCIBusId_fn)(int *device, const char *pciBusId);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_by_pci_bus_id. */
 static cudaError_t call_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__resolve(&cubind__runtime_symbols.table, 8, &cubind_unavailable);
+    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__resolve(&cubind__runtime_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetByPCIBusId);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2598,34 +2595,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetByPCIBusId(int *device, const
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetByPCIBusId is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetByPCIBusId(device, pciBusId);
-    return call_cudaDeviceGetByPCIBusId(device, pciBusId);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetByPCIBusId(device, pciBusId) : call_cudaDeviceGetByPCIBusId(device, pciBusId);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pciBusId)
 {
-    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__cached(&cubind__runtime_slots[8]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetByPCIBusId(device, pciBusId);
-    cubind_status = cubind_fn(device, pciBusId);
+    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetByPCIBusId, &cubind__runtime_offsets[8]);
+    cudaError_t cubind_status = cubind_fn(device, pciBusId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 8, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetPCIBusId_fn)(char *pciBusId, int len, int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_pci_bus_id. */
 static cudaError_t call_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__resolve(&cubind__runtime_symbols.table, 9, &cubind_unavailable);
+    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__resolve(&cubind__runtime_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetPCIBusId);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2653,34 +2649,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetPCIBusId(char *pciBusId, int 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetPCIBusId is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetPCIBusId(pciBusId, len, device);
-    return call_cudaDeviceGetPCIBusId(pciBusId, len, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetPCIBusId(pciBusId, len, device) : call_cudaDeviceGetPCIBusId(pciBusId, len, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int device)
 {
-    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__cached(&cubind__runtime_slots[9]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetPCIBusId(pciBusId, len, device);
-    cubind_status = cubind_fn(pciBusId, len, device);
+    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetPCIBusId, &cubind__runtime_offsets[9]);
+    cudaError_t cubind_status = cubind_fn(pciBusId, len, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 9, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaIpcGetEventHandle_fn)(cudaIpcEventHandle_t *handle, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_ipc_get_event_handle. */
 static cudaError_t call_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 10, &cubind_unavailable);
+    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cudaIpcGetEventHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2707,34 +2702,33 @@ static CUBIND_COLD cudaError_t traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaIpcGetEventHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaIpcGetEventHandle(handle, event);
-    return call_cudaIpcGetEventHandle(handle, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaIpcGetEventHandle(handle, event) : call_cudaIpcGetEventHandle(handle, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__cached(&cubind__runtime_slots[10]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaIpcGetEventHandle(handle, event);
-    cubind_status = cubind_fn(handle, event);
+    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcGetEventHandle, &cubind__runtime_offsets[10]);
+    cudaError_t cubind_status = cubind_fn(handle, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 10, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaIpcOpenEventHandle_fn)(cudaEvent_t *event, cudaIpcEventHandle_t handle);
+static CUBIND_COLD cudaError_t slow_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_ipc_open_event_handle. */
 static cudaError_t call_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 11, &cubind_unavailable);
+    cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cudaIpcOpenEventHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2761,34 +2755,33 @@ static CUBIND_COLD cudaError_t traced_cudaIpcOpenEventHandle(cudaEvent_t *event,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaIpcOpenEventHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
-    if (cubind__tracing())
-        return traced_cudaIpcOpenEventHandle(event, handle);
-    return call_cudaIpcOpenEventHandle(event, handle);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaIpcOpenEventHandle(event, handle) : call_cudaIpcOpenEventHandle(event, handle);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
-    cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__cached(&cubind__runtime_slots[11]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaIpcOpenEventHandle(event, handle);
-    cubind_status = cubind_fn(event, handle);
+    cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcOpenEventHandle, &cubind__runtime_offsets[11]);
+    cudaError_t cubind_status = cubind_fn(event, handle);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 11, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaIpcGetMemHandle_fn)(cudaIpcMemHandle_t *handle, void *devPtr);
+static CUBIND_COLD cudaError_t slow_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_ipc_get_mem_handle. */
 static cudaError_t call_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 12, &cubind_unavailable);
+    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cudaIpcGetMemHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2815,34 +2808,33 @@ static CUBIND_COLD cudaError_t traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t *ha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaIpcGetMemHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    if (cubind__tracing())
-        return traced_cudaIpcGetMemHandle(handle, devPtr);
-    return call_cudaIpcGetMemHandle(handle, devPtr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaIpcGetMemHandle(handle, devPtr) : call_cudaIpcGetMemHandle(handle, devPtr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__cached(&cubind__runtime_slots[12]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaIpcGetMemHandle(handle, devPtr);
-    cubind_status = cubind_fn(handle, devPtr);
+    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcGetMemHandle, &cubind__runtime_offsets[12]);
+    cudaError_t cubind_status = cubind_fn(handle, devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 12, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaIpcOpenMemHandle_fn)(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_ipc_open_mem_handle. */
 static cudaError_t call_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 13, &cubind_unavailable);
+    cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cudaIpcOpenMemHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2870,34 +2862,33 @@ static CUBIND_COLD cudaError_t traced_cudaIpcOpenMemHandle(void **devPtr, cudaIp
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaIpcOpenMemHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaIpcOpenMemHandle(devPtr, handle, flags);
-    return call_cudaIpcOpenMemHandle(devPtr, handle, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaIpcOpenMemHandle(devPtr, handle, flags) : call_cudaIpcOpenMemHandle(devPtr, handle, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
-    cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__cached(&cubind__runtime_slots[13]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaIpcOpenMemHandle(devPtr, handle, flags);
-    cubind_status = cubind_fn(devPtr, handle, flags);
+    cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcOpenMemHandle, &cubind__runtime_offsets[13]);
+    cudaError_t cubind_status = cubind_fn(devPtr, handle, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 13, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaIpcCloseMemHandle_fn)(void *devPtr);
+static CUBIND_COLD cudaError_t slow_cudaIpcCloseMemHandle(void *devPtr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_ipc_close_mem_handle. */
 static cudaError_t call_cudaIpcCloseMemHandle(void *devPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 14, &cubind_unavailable);
+    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cudaIpcCloseMemHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2923,34 +2914,33 @@ static CUBIND_COLD cudaError_t traced_cudaIpcCloseMemHandle(void *devPtr)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaIpcCloseMemHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaIpcCloseMemHandle(void *devPtr)
 {
-    if (cubind__tracing())
-        return traced_cudaIpcCloseMemHandle(devPtr);
-    return call_cudaIpcCloseMemHandle(devPtr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaIpcCloseMemHandle(devPtr) : call_cudaIpcCloseMemHandle(devPtr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
 {
-    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__cached(&cubind__runtime_slots[14]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaIpcCloseMemHandle(devPtr);
-    cubind_status = cubind_fn(devPtr);
+    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcCloseMemHandle, &cubind__runtime_offsets[14]);
+    cudaError_t cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 14, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope);
+static CUBIND_COLD cudaError_t slow_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_flush_gpu_direct_rdma_writes. */
 static cudaError_t call_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__resolve(&cubind__runtime_symbols.table, 15, &cubind_unavailable);
+    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__resolve(&cubind__runtime_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceFlushGPUDirectRDMAWrites);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -2977,34 +2967,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceFlushGPUDirectRDMAWrites(enum cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceFlushGPUDirectRDMAWrites is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
-    return call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope) : call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
-    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__cached(&cubind__runtime_slots[15]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
-    cubind_status = cubind_fn(target, scope);
+    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__target((cubind__fnptr)slow_cudaDeviceFlushGPUDirectRDMAWrites, &cubind__runtime_offsets[15]);
+    cudaError_t cubind_status = cubind_fn(target, scope);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 15, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceRegisterAsyncNotification_fn)(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback);
+static CUBIND_COLD cudaError_t slow_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_register_async_notification. */
 static cudaError_t call_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__resolve(&cubind__runtime_symbols.table, 16, &cubind_unavailable);
+    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__resolve(&cubind__runtime_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceRegisterAsyncNotification);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3033,34 +3022,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceRegisterAsyncNotification(int de
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceRegisterAsyncNotification is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    return call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) : call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
-    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__cached(&cubind__runtime_slots[16]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    cubind_status = cubind_fn(device, callbackFunc, userData, callback);
+    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cudaDeviceRegisterAsyncNotification, &cubind__runtime_offsets[16]);
+    cudaError_t cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 16, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceUnregisterAsyncNotification_fn)(int device, cudaAsyncCallbackHandle_t callback);
+static CUBIND_COLD cudaError_t slow_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_unregister_async_notification. */
 static cudaError_t call_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__resolve(&cubind__runtime_symbols.table, 17, &cubind_unavailable);
+    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__resolve(&cubind__runtime_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceUnregisterAsyncNotification);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3087,34 +3075,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceUnregisterAsyncNotification(int 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceUnregisterAsyncNotification is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceUnregisterAsyncNotification(device, callback);
-    return call_cudaDeviceUnregisterAsyncNotification(device, callback);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceUnregisterAsyncNotification(device, callback) : call_cudaDeviceUnregisterAsyncNotification(device, callback);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_unregister_async_notification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__cached(&cubind__runtime_slots[17]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceUnregisterAsyncNotification(device, callback);
-    cubind_status = cubind_fn(device, callback);
+    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cudaDeviceUnregisterAsyncNotification, &cubind__runtime_offsets[17]);
+    cudaError_t cubind_status = cubind_fn(device, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 17, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetSharedMemConfig_fn)(enum cudaSharedMemConfig *pConfig);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_shared_mem_config. */
 static cudaError_t call_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 18, &cubind_unavailable);
+    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetSharedMemConfig);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3140,34 +3127,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetSharedMemConfig(enum cudaShar
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetSharedMemConfig is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetSharedMemConfig(pConfig);
-    return call_cudaDeviceGetSharedMemConfig(pConfig);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetSharedMemConfig(pConfig) : call_cudaDeviceGetSharedMemConfig(pConfig);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig *pConfig)
 {
-    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__cached(&cubind__runtime_slots[18]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetSharedMemConfig(pConfig);
-    cubind_status = cubind_fn(pConfig);
+    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetSharedMemConfig, &cubind__runtime_offsets[18]);
+    cudaError_t cubind_status = cubind_fn(pConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 18, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceSetSharedMemConfig_fn)(enum cudaSharedMemConfig config);
+static CUBIND_COLD cudaError_t slow_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_set_shared_mem_config. */
 static cudaError_t call_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 19, &cubind_unavailable);
+    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceSetSharedMemConfig);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3193,34 +3179,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetSharedMemConfig(enum cudaShar
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceSetSharedMemConfig is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceSetSharedMemConfig(config);
-    return call_cudaDeviceSetSharedMemConfig(config);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceSetSharedMemConfig(config) : call_cudaDeviceSetSharedMemConfig(config);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig config)
 {
-    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__cached(&cubind__runtime_slots[19]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceSetSharedMemConfig(config);
-    cubind_status = cubind_fn(config);
+    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetSharedMemConfig, &cubind__runtime_offsets[19]);
+    cudaError_t cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 19, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetLastError_fn)(void);
+static CUBIND_COLD cudaError_t slow_cudaGetLastError(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_last_error. */
 static cudaError_t call_cudaGetLastError(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__resolve(&cubind__runtime_symbols.table, 20, &cubind_unavailable);
+    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__resolve(&cubind__runtime_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cudaGetLastError);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3245,34 +3230,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetLastError(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetLastError is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetLastError(void)
 {
-    if (cubind__tracing())
-        return traced_cudaGetLastError();
-    return call_cudaGetLastError();
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetLastError() : call_cudaGetLastError();
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_last_error(void)
 {
-    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__cached(&cubind__runtime_slots[20]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetLastError();
-    cubind_status = cubind_fn();
+    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__target((cubind__fnptr)slow_cudaGetLastError, &cubind__runtime_offsets[20]);
+    cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 20, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaPeekAtLastError_fn)(void);
+static CUBIND_COLD cudaError_t slow_cudaPeekAtLastError(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_peek_at_last_error. */
 static cudaError_t call_cudaPeekAtLastError(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__resolve(&cubind__runtime_symbols.table, 21, &cubind_unavailable);
+    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__resolve(&cubind__runtime_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cudaPeekAtLastError);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3297,33 +3281,32 @@ static CUBIND_COLD cudaError_t traced_cudaPeekAtLastError(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaPeekAtLastError is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaPeekAtLastError(void)
 {
-    if (cubind__tracing())
-        return traced_cudaPeekAtLastError();
-    return call_cudaPeekAtLastError();
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaPeekAtLastError() : call_cudaPeekAtLastError();
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_peek_at_last_error(void)
 {
-    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__cached(&cubind__runtime_slots[21]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaPeekAtLastError();
-    cubind_status = cubind_fn();
+    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__target((cubind__fnptr)slow_cudaPeekAtLastError, &cubind__runtime_offsets[21]);
+    cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 21, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef const char *(*cubind__cudaGetErrorName_fn)(cudaError_t error);
+static CUBIND_COLD const char *slow_cudaGetErrorName(cudaError_t error);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_error_name. */
 static const char *call_cudaGetErrorName(cudaError_t error)
 {
-    cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__resolve(&cubind__runtime_symbols.table, 22, NULL);
+    cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__resolve(&cubind__runtime_symbols.table, 22, NULL, (cubind__fnptr)slow_cudaGetErrorName);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(error);
@@ -3345,7 +3328,7 @@ static CUBIND_COLD const char *traced_cudaGetErrorName(cudaError_t error)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetErrorName is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_cudaGetErrorName(cudaError_t error)
 {
     if (cubind__tracing())
@@ -3355,18 +3338,17 @@ static CUBIND_COLD const char *slow_cudaGetErrorName(cudaError_t error)
 
 const char *cubind_runtime_get_error_name(cudaError_t error)
 {
-    cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__cached(&cubind__runtime_slots[22]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetErrorName(error);
+    cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__target((cubind__fnptr)slow_cudaGetErrorName, &cubind__runtime_offsets[22]);
     return cubind_fn(error);
 }
 
 typedef const char *(*cubind__cudaGetErrorString_fn)(cudaError_t error);
+static CUBIND_COLD const char *slow_cudaGetErrorString(cudaError_t error);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_error_string. */
 static const char *call_cudaGetErrorString(cudaError_t error)
 {
-    cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__resolve(&cubind__runtime_symbols.table, 23, NULL);
+    cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__resolve(&cubind__runtime_symbols.table, 23, NULL, (cubind__fnptr)slow_cudaGetErrorString);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(error);
@@ -3388,7 +3370,7 @@ static CUBIND_COLD const char *traced_cudaGetErrorString(cudaError_t error)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetErrorString is resolved, and every call while tracing. */
 static CUBIND_COLD const char *slow_cudaGetErrorString(cudaError_t error)
 {
     if (cubind__tracing())
@@ -3398,19 +3380,18 @@ static CUBIND_COLD const char *slow_cudaGetErrorString(cudaError_t error)
 
 const char *cubind_runtime_get_error_string(cudaError_t error)
 {
-    cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__cached(&cubind__runtime_slots[23]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetErrorString(error);
+    cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__target((cubind__fnptr)slow_cudaGetErrorString, &cubind__runtime_offsets[23]);
     return cubind_fn(error);
 }
 
 typedef cudaError_t (*cubind__cudaGetDeviceCount_fn)(int *count);
+static CUBIND_COLD cudaError_t slow_cudaGetDeviceCount(int *count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_device_count. */
 static cudaError_t call_cudaGetDeviceCount(int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__resolve(&cubind__runtime_symbols.table, 24, &cubind_unavailable);
+    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__resolve(&cubind__runtime_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cudaGetDeviceCount);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3436,34 +3417,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetDeviceCount(int *count)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetDeviceCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetDeviceCount(int *count)
 {
-    if (cubind__tracing())
-        return traced_cudaGetDeviceCount(count);
-    return call_cudaGetDeviceCount(count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetDeviceCount(count) : call_cudaGetDeviceCount(count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_device_count(int *count)
 {
-    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__cached(&cubind__runtime_slots[24]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetDeviceCount(count);
-    cubind_status = cubind_fn(count);
+    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceCount, &cubind__runtime_offsets[24]);
+    cudaError_t cubind_status = cubind_fn(count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 24, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetDeviceProperties_fn)(struct cudaDeviceProp *prop, int device);
+static CUBIND_COLD cudaError_t slow_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_device_properties. */
 static cudaError_t call_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__resolve(&cubind__runtime_symbols.table, 25, &cubind_unavailable);
+    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__resolve(&cubind__runtime_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cudaGetDeviceProperties);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3490,34 +3470,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetDeviceProperties(struct cudaDeviceP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetDeviceProperties is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaGetDeviceProperties(prop, device);
-    return call_cudaGetDeviceProperties(prop, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetDeviceProperties(prop, device) : call_cudaGetDeviceProperties(prop, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, int device)
 {
-    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__cached(&cubind__runtime_slots[25]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetDeviceProperties(prop, device);
-    cubind_status = cubind_fn(prop, device);
+    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceProperties, &cubind__runtime_offsets[25]);
+    cudaError_t cubind_status = cubind_fn(prop, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 25, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetAttribute_fn)(int *value, enum cudaDeviceAttr attr, int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_attribute. */
 static cudaError_t call_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 26, &cubind_unavailable);
+    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3545,34 +3524,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetAttribute(int *value, enum cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetAttribute(value, attr, device);
-    return call_cudaDeviceGetAttribute(value, attr, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetAttribute(value, attr, device) : call_cudaDeviceGetAttribute(value, attr, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__cached(&cubind__runtime_slots[26]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetAttribute(value, attr, device);
-    cubind_status = cubind_fn(value, attr, device);
+    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetAttribute, &cubind__runtime_offsets[26]);
+    cudaError_t cubind_status = cubind_fn(value, attr, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 26, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetHostAtomicCapabilities_fn)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_host_atomic_capabilities. */
 static cudaError_t call_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__resolve(&cubind__runtime_symbols.table, 27, &cubind_unavailable);
+    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__resolve(&cubind__runtime_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetHostAtomicCapabilities);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3601,34 +3579,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetHostAtomicCapabilities(unsign
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetHostAtomicCapabilities is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
-    return call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device) : call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
-    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__cached(&cubind__runtime_slots[27]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
-    cubind_status = cubind_fn(capabilities, operations, count, device);
+    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetHostAtomicCapabilities, &cubind__runtime_offsets[27]);
+    cudaError_t cubind_status = cubind_fn(capabilities, operations, count, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 27, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetDefaultMemPool_fn)(cudaMemPool_t *memPool, int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_default_mem_pool. */
 static cudaError_t call_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 28, &cubind_unavailable);
+    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetDefaultMemPool);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3655,34 +3632,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetDefaultMemPool(cudaMemPool_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetDefaultMemPool is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetDefaultMemPool(memPool, device);
-    return call_cudaDeviceGetDefaultMemPool(memPool, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetDefaultMemPool(memPool, device) : call_cudaDeviceGetDefaultMemPool(memPool, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, int device)
 {
-    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__cached(&cubind__runtime_slots[28]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetDefaultMemPool(memPool, device);
-    cubind_status = cubind_fn(memPool, device);
+    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetDefaultMemPool, &cubind__runtime_offsets[28]);
+    cudaError_t cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 28, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceSetMemPool_fn)(int device, cudaMemPool_t memPool);
+static CUBIND_COLD cudaError_t slow_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_set_mem_pool. */
 static cudaError_t call_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 29, &cubind_unavailable);
+    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceSetMemPool);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3709,34 +3685,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetMemPool(int device, cudaMemPo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceSetMemPool is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceSetMemPool(device, memPool);
-    return call_cudaDeviceSetMemPool(device, memPool);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceSetMemPool(device, memPool) : call_cudaDeviceSetMemPool(device, memPool);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool)
 {
-    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__cached(&cubind__runtime_slots[29]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceSetMemPool(device, memPool);
-    cubind_status = cubind_fn(device, memPool);
+    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetMemPool, &cubind__runtime_offsets[29]);
+    cudaError_t cubind_status = cubind_fn(device, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 29, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetMemPool_fn)(cudaMemPool_t *memPool, int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_mem_pool. */
 static cudaError_t call_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 30, &cubind_unavailable);
+    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetMemPool);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3763,34 +3738,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetMemPool(cudaMemPool_t *memPoo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetMemPool is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetMemPool(memPool, device);
-    return call_cudaDeviceGetMemPool(memPool, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetMemPool(memPool, device) : call_cudaDeviceGetMemPool(memPool, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int device)
 {
-    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__cached(&cubind__runtime_slots[30]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetMemPool(memPool, device);
-    cubind_status = cubind_fn(memPool, device);
+    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetMemPool, &cubind__runtime_offsets[30]);
+    cudaError_t cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 30, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetNvSciSyncAttributes_fn)(void *nvSciSyncAttrList, int device, int flags);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_nv_sci_sync_attributes. */
 static cudaError_t call_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 31, &cubind_unavailable);
+    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetNvSciSyncAttributes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3818,34 +3792,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetNvSciSyncAttributes(void *nvS
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetNvSciSyncAttributes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
-    return call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags) : call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__cached(&cubind__runtime_slots[31]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
-    cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
+    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetNvSciSyncAttributes, &cubind__runtime_offsets[31]);
+    cudaError_t cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 31, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetP2PAttribute_fn)(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_p2p_attribute. */
 static cudaError_t call_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 32, &cubind_unavailable);
+    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetP2PAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3874,34 +3847,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAttribute(int *value, enum
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetP2PAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-    return call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__cached(&cubind__runtime_slots[32]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-    cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
+    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetP2PAttribute, &cubind__runtime_offsets[32]);
+    cudaError_t cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 32, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetP2PAtomicCapabilities_fn)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_p2p_atomic_capabilities. */
 static cudaError_t call_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__resolve(&cubind__runtime_symbols.table, 33, &cubind_unavailable);
+    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__resolve(&cubind__runtime_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetP2PAtomicCapabilities);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3931,34 +3903,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAtomicCapabilities(unsigne
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetP2PAtomicCapabilities is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    return call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice) : call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__cached(&cubind__runtime_slots[33]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
+    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetP2PAtomicCapabilities, &cubind__runtime_offsets[33]);
+    cudaError_t cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 33, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaChooseDevice_fn)(int *device, const struct cudaDeviceProp *prop);
+static CUBIND_COLD cudaError_t slow_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_choose_device. */
 static cudaError_t call_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 34, &cubind_unavailable);
+    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cudaChooseDevice);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -3985,34 +3956,33 @@ static CUBIND_COLD cudaError_t traced_cudaChooseDevice(int *device, const struct
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaChooseDevice is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
-    if (cubind__tracing())
-        return traced_cudaChooseDevice(device, prop);
-    return call_cudaChooseDevice(device, prop);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaChooseDevice(device, prop) : call_cudaChooseDevice(device, prop);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDeviceProp *prop)
 {
-    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__cached(&cubind__runtime_slots[34]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaChooseDevice(device, prop);
-    cubind_status = cubind_fn(device, prop);
+    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__target((cubind__fnptr)slow_cudaChooseDevice, &cubind__runtime_offsets[34]);
+    cudaError_t cubind_status = cubind_fn(device, prop);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 34, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaInitDevice_fn)(int device, unsigned int deviceFlags, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_init_device. */
 static cudaError_t call_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 35, &cubind_unavailable);
+    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cudaInitDevice);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4040,34 +4010,33 @@ static CUBIND_COLD cudaError_t traced_cudaInitDevice(int device, unsigned int de
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaInitDevice is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaInitDevice(device, deviceFlags, flags);
-    return call_cudaInitDevice(device, deviceFlags, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaInitDevice(device, deviceFlags, flags) : call_cudaInitDevice(device, deviceFlags, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__cached(&cubind__runtime_slots[35]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaInitDevice(device, deviceFlags, flags);
-    cubind_status = cubind_fn(device, deviceFlags, flags);
+    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__target((cubind__fnptr)slow_cudaInitDevice, &cubind__runtime_offsets[35]);
+    cudaError_t cubind_status = cubind_fn(device, deviceFlags, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 35, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaSetDevice_fn)(int device);
+static CUBIND_COLD cudaError_t slow_cudaSetDevice(int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_set_device. */
 static cudaError_t call_cudaSetDevice(int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 36, &cubind_unavailable);
+    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cudaSetDevice);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4093,34 +4062,33 @@ static CUBIND_COLD cudaError_t traced_cudaSetDevice(int device)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaSetDevice is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaSetDevice(int device)
 {
-    if (cubind__tracing())
-        return traced_cudaSetDevice(device);
-    return call_cudaSetDevice(device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaSetDevice(device) : call_cudaSetDevice(device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_set_device(int device)
 {
-    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__cached(&cubind__runtime_slots[36]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaSetDevice(device);
-    cubind_status = cubind_fn(device);
+    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__target((cubind__fnptr)slow_cudaSetDevice, &cubind__runtime_offsets[36]);
+    cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 36, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetDevice_fn)(int *device);
+static CUBIND_COLD cudaError_t slow_cudaGetDevice(int *device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_device. */
 static cudaError_t call_cudaGetDevice(int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 37, &cubind_unavailable);
+    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cudaGetDevice);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4146,34 +4114,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetDevice(int *device)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetDevice is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetDevice(int *device)
 {
-    if (cubind__tracing())
-        return traced_cudaGetDevice(device);
-    return call_cudaGetDevice(device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetDevice(device) : call_cudaGetDevice(device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_device(int *device)
 {
-    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__cached(&cubind__runtime_slots[37]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetDevice(device);
-    cubind_status = cubind_fn(device);
+    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__target((cubind__fnptr)slow_cudaGetDevice, &cubind__runtime_offsets[37]);
+    cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 37, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaSetValidDevices_fn)(int *device_arr, int len);
+static CUBIND_COLD cudaError_t slow_cudaSetValidDevices(int *device_arr, int len);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_set_valid_devices. */
 static cudaError_t call_cudaSetValidDevices(int *device_arr, int len)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__resolve(&cubind__runtime_symbols.table, 38, &cubind_unavailable);
+    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__resolve(&cubind__runtime_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cudaSetValidDevices);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4200,34 +4167,33 @@ static CUBIND_COLD cudaError_t traced_cudaSetValidDevices(int *device_arr, int l
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaSetValidDevices is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaSetValidDevices(int *device_arr, int len)
 {
-    if (cubind__tracing())
-        return traced_cudaSetValidDevices(device_arr, len);
-    return call_cudaSetValidDevices(device_arr, len);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaSetValidDevices(device_arr, len) : call_cudaSetValidDevices(device_arr, len);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
 {
-    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__cached(&cubind__runtime_slots[38]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaSetValidDevices(device_arr, len);
-    cubind_status = cubind_fn(device_arr, len);
+    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__target((cubind__fnptr)slow_cudaSetValidDevices, &cubind__runtime_offsets[38]);
+    cudaError_t cubind_status = cubind_fn(device_arr, len);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 38, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaSetDeviceFlags_fn)(unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaSetDeviceFlags(unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_set_device_flags. */
 static cudaError_t call_cudaSetDeviceFlags(unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 39, &cubind_unavailable);
+    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cudaSetDeviceFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4253,34 +4219,33 @@ static CUBIND_COLD cudaError_t traced_cudaSetDeviceFlags(unsigned int flags)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaSetDeviceFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaSetDeviceFlags(unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaSetDeviceFlags(flags);
-    return call_cudaSetDeviceFlags(flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaSetDeviceFlags(flags) : call_cudaSetDeviceFlags(flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
 {
-    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__cached(&cubind__runtime_slots[39]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaSetDeviceFlags(flags);
-    cubind_status = cubind_fn(flags);
+    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__target((cubind__fnptr)slow_cudaSetDeviceFlags, &cubind__runtime_offsets[39]);
+    cudaError_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 39, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetDeviceFlags_fn)(unsigned int *flags);
+static CUBIND_COLD cudaError_t slow_cudaGetDeviceFlags(unsigned int *flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_device_flags. */
 static cudaError_t call_cudaGetDeviceFlags(unsigned int *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 40, &cubind_unavailable);
+    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cudaGetDeviceFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4306,34 +4271,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetDeviceFlags(unsigned int *flags)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetDeviceFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetDeviceFlags(unsigned int *flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGetDeviceFlags(flags);
-    return call_cudaGetDeviceFlags(flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetDeviceFlags(flags) : call_cudaGetDeviceFlags(flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
 {
-    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__cached(&cubind__runtime_slots[40]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetDeviceFlags(flags);
-    cubind_status = cubind_fn(flags);
+    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceFlags, &cubind__runtime_offsets[40]);
+    cudaError_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 40, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamCreate_fn)(cudaStream_t *pStream);
+static CUBIND_COLD cudaError_t slow_cudaStreamCreate(cudaStream_t *pStream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_create. */
 static cudaError_t call_cudaStreamCreate(cudaStream_t *pStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 41, &cubind_unavailable);
+    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamCreate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4359,34 +4323,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCreate(cudaStream_t *pStream)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamCreate(cudaStream_t *pStream)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamCreate(pStream);
-    return call_cudaStreamCreate(pStream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamCreate(pStream) : call_cudaStreamCreate(pStream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
 {
-    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__cached(&cubind__runtime_slots[41]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamCreate(pStream);
-    cubind_status = cubind_fn(pStream);
+    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreate, &cubind__runtime_offsets[41]);
+    cudaError_t cubind_status = cubind_fn(pStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 41, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamCreateWithFlags_fn)(cudaStream_t *pStream, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_create_with_flags. */
 static cudaError_t call_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 42, &cubind_unavailable);
+    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamCreateWithFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4413,34 +4376,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithFlags(cudaStream_t *pS
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamCreateWithFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamCreateWithFlags(pStream, flags);
-    return call_cudaStreamCreateWithFlags(pStream, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamCreateWithFlags(pStream, flags) : call_cudaStreamCreateWithFlags(pStream, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsigned int flags)
 {
-    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__cached(&cubind__runtime_slots[42]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamCreateWithFlags(pStream, flags);
-    cubind_status = cubind_fn(pStream, flags);
+    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreateWithFlags, &cubind__runtime_offsets[42]);
+    cudaError_t cubind_status = cubind_fn(pStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 42, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamCreateWithPriority_fn)(cudaStream_t *pStream, unsigned int flags, int priority);
+static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_create_with_priority. */
 static cudaError_t call_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__resolve(&cubind__runtime_symbols.table, 43, &cubind_unavailable);
+    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__resolve(&cubind__runtime_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamCreateWithPriority);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4468,34 +4430,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithPriority(cudaStream_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamCreateWithPriority is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamCreateWithPriority(pStream, flags, priority);
-    return call_cudaStreamCreateWithPriority(pStream, flags, priority);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamCreateWithPriority(pStream, flags, priority) : call_cudaStreamCreateWithPriority(pStream, flags, priority);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__cached(&cubind__runtime_slots[43]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamCreateWithPriority(pStream, flags, priority);
-    cubind_status = cubind_fn(pStream, flags, priority);
+    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreateWithPriority, &cubind__runtime_offsets[43]);
+    cudaError_t cubind_status = cubind_fn(pStream, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 43, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamGetPriority_fn)(cudaStream_t hStream, int *priority);
+static CUBIND_COLD cudaError_t slow_cudaStreamGetPriority(cudaStream_t hStream, int *priority);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_get_priority. */
 static cudaError_t call_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__resolve(&cubind__runtime_symbols.table, 44, &cubind_unavailable);
+    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__resolve(&cubind__runtime_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamGetPriority);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4522,34 +4483,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetPriority(cudaStream_t hStream
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamGetPriority is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamGetPriority(hStream, priority);
-    return call_cudaStreamGetPriority(hStream, priority);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamGetPriority(hStream, priority) : call_cudaStreamGetPriority(hStream, priority);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priority)
 {
-    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__cached(&cubind__runtime_slots[44]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamGetPriority(hStream, priority);
-    cubind_status = cubind_fn(hStream, priority);
+    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetPriority, &cubind__runtime_offsets[44]);
+    cudaError_t cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 44, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamGetFlags_fn)(cudaStream_t hStream, unsigned int *flags);
+static CUBIND_COLD cudaError_t slow_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_get_flags. */
 static cudaError_t call_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 45, &cubind_unavailable);
+    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamGetFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4576,34 +4536,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetFlags(cudaStream_t hStream, u
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamGetFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamGetFlags(hStream, flags);
-    return call_cudaStreamGetFlags(hStream, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamGetFlags(hStream, flags) : call_cudaStreamGetFlags(hStream, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *flags)
 {
-    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__cached(&cubind__runtime_slots[45]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamGetFlags(hStream, flags);
-    cubind_status = cubind_fn(hStream, flags);
+    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetFlags, &cubind__runtime_offsets[45]);
+    cudaError_t cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 45, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamGetId_fn)(cudaStream_t hStream, unsigned long long *streamId);
+static CUBIND_COLD cudaError_t slow_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_get_id. */
 static cudaError_t call_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__resolve(&cubind__runtime_symbols.table, 46, &cubind_unavailable);
+    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__resolve(&cubind__runtime_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamGetId);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4630,34 +4589,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetId(cudaStream_t hStream, unsi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamGetId is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamGetId(hStream, streamId);
-    return call_cudaStreamGetId(hStream, streamId);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamGetId(hStream, streamId) : call_cudaStreamGetId(hStream, streamId);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long long *streamId)
 {
-    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__cached(&cubind__runtime_slots[46]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamGetId(hStream, streamId);
-    cubind_status = cubind_fn(hStream, streamId);
+    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetId, &cubind__runtime_offsets[46]);
+    cudaError_t cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 46, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamGetDevice_fn)(cudaStream_t hStream, int *device);
+static CUBIND_COLD cudaError_t slow_cudaStreamGetDevice(cudaStream_t hStream, int *device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_get_device. */
 static cudaError_t call_cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 47, &cubind_unavailable);
+    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamGetDevice);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4684,34 +4642,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetDevice(cudaStream_t hStream, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamGetDevice is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamGetDevice(hStream, device);
-    return call_cudaStreamGetDevice(hStream, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamGetDevice(hStream, device) : call_cudaStreamGetDevice(hStream, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
 {
-    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__cached(&cubind__runtime_slots[47]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamGetDevice(hStream, device);
-    cubind_status = cubind_fn(hStream, device);
+    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetDevice, &cubind__runtime_offsets[47]);
+    cudaError_t cubind_status = cubind_fn(hStream, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 47, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaCtxResetPersistingL2Cache_fn)(void);
+static CUBIND_COLD cudaError_t slow_cudaCtxResetPersistingL2Cache(void);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_ctx_reset_persisting_l2cache. */
 static cudaError_t call_cudaCtxResetPersistingL2Cache(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__resolve(&cubind__runtime_symbols.table, 48, &cubind_unavailable);
+    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__resolve(&cubind__runtime_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cudaCtxResetPersistingL2Cache);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4736,34 +4693,33 @@ static CUBIND_COLD cudaError_t traced_cudaCtxResetPersistingL2Cache(void)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaCtxResetPersistingL2Cache is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaCtxResetPersistingL2Cache(void)
 {
-    if (cubind__tracing())
-        return traced_cudaCtxResetPersistingL2Cache();
-    return call_cudaCtxResetPersistingL2Cache();
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaCtxResetPersistingL2Cache() : call_cudaCtxResetPersistingL2Cache();
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
 {
-    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__cached(&cubind__runtime_slots[48]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaCtxResetPersistingL2Cache();
-    cubind_status = cubind_fn();
+    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__target((cubind__fnptr)slow_cudaCtxResetPersistingL2Cache, &cubind__runtime_offsets[48]);
+    cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 48, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamCopyAttributes_fn)(cudaStream_t dst, cudaStream_t src);
+static CUBIND_COLD cudaError_t slow_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_copy_attributes. */
 static cudaError_t call_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 49, &cubind_unavailable);
+    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamCopyAttributes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4790,34 +4746,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCopyAttributes(cudaStream_t dst,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamCopyAttributes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamCopyAttributes(dst, src);
-    return call_cudaStreamCopyAttributes(dst, src);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamCopyAttributes(dst, src) : call_cudaStreamCopyAttributes(dst, src);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t src)
 {
-    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__cached(&cubind__runtime_slots[49]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamCopyAttributes(dst, src);
-    cubind_status = cubind_fn(dst, src);
+    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cudaStreamCopyAttributes, &cubind__runtime_offsets[49]);
+    cudaError_t cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 49, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamGetAttribute_fn)(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
+static CUBIND_COLD cudaError_t slow_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_get_attribute. */
 static cudaError_t call_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 50, &cubind_unavailable);
+    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamGetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4845,34 +4800,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetAttribute(cudaStream_t hStrea
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamGetAttribute(hStream, attr, value_out);
-    return call_cudaStreamGetAttribute(hStream, attr, value_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamGetAttribute(hStream, attr, value_out) : call_cudaStreamGetAttribute(hStream, attr, value_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__cached(&cubind__runtime_slots[50]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamGetAttribute(hStream, attr, value_out);
-    cubind_status = cubind_fn(hStream, attr, value_out);
+    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetAttribute, &cubind__runtime_offsets[50]);
+    cudaError_t cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 50, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamSetAttribute_fn)(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
+static CUBIND_COLD cudaError_t slow_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_set_attribute. */
 static cudaError_t call_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 51, &cubind_unavailable);
+    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamSetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4900,34 +4854,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamSetAttribute(cudaStream_t hStrea
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamSetAttribute(hStream, attr, value);
-    return call_cudaStreamSetAttribute(hStream, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamSetAttribute(hStream, attr, value) : call_cudaStreamSetAttribute(hStream, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__cached(&cubind__runtime_slots[51]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamSetAttribute(hStream, attr, value);
-    cubind_status = cubind_fn(hStream, attr, value);
+    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaStreamSetAttribute, &cubind__runtime_offsets[51]);
+    cudaError_t cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 51, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamDestroy_fn)(cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaStreamDestroy(cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_destroy. */
 static cudaError_t call_cudaStreamDestroy(cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 52, &cubind_unavailable);
+    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamDestroy);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -4953,34 +4906,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamDestroy(cudaStream_t stream)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamDestroy(cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamDestroy(stream);
-    return call_cudaStreamDestroy(stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamDestroy(stream) : call_cudaStreamDestroy(stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
 {
-    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__cached(&cubind__runtime_slots[52]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamDestroy(stream);
-    cubind_status = cubind_fn(stream);
+    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__target((cubind__fnptr)slow_cudaStreamDestroy, &cubind__runtime_offsets[52]);
+    cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 52, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamWaitEvent_fn)(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_wait_event. */
 static cudaError_t call_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 53, &cubind_unavailable);
+    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamWaitEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5008,34 +4960,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamWaitEvent(cudaStream_t stream, c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamWaitEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamWaitEvent(stream, event, flags);
-    return call_cudaStreamWaitEvent(stream, event, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamWaitEvent(stream, event, flags) : call_cudaStreamWaitEvent(stream, event, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__cached(&cubind__runtime_slots[53]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamWaitEvent(stream, event, flags);
-    cubind_status = cubind_fn(stream, event, flags);
+    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__target((cubind__fnptr)slow_cudaStreamWaitEvent, &cubind__runtime_offsets[53]);
+    cudaError_t cubind_status = cubind_fn(stream, event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 53, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamAddCallback_fn)(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_add_callback. */
 static cudaError_t call_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__resolve(&cubind__runtime_symbols.table, 54, &cubind_unavailable);
+    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__resolve(&cubind__runtime_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamAddCallback);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5064,34 +5015,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamAddCallback(cudaStream_t stream,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamAddCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamAddCallback(stream, callback, userData, flags);
-    return call_cudaStreamAddCallback(stream, callback, userData, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamAddCallback(stream, callback, userData, flags) : call_cudaStreamAddCallback(stream, callback, userData, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__cached(&cubind__runtime_slots[54]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamAddCallback(stream, callback, userData, flags);
-    cubind_status = cubind_fn(stream, callback, userData, flags);
+    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__target((cubind__fnptr)slow_cudaStreamAddCallback, &cubind__runtime_offsets[54]);
+    cudaError_t cubind_status = cubind_fn(stream, callback, userData, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 54, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamSynchronize_fn)(cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaStreamSynchronize(cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_synchronize. */
 static cudaError_t call_cudaStreamSynchronize(cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__resolve(&cubind__runtime_symbols.table, 55, &cubind_unavailable);
+    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__resolve(&cubind__runtime_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamSynchronize);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5117,34 +5067,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamSynchronize(cudaStream_t stream)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamSynchronize is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamSynchronize(cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamSynchronize(stream);
-    return call_cudaStreamSynchronize(stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamSynchronize(stream) : call_cudaStreamSynchronize(stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
 {
-    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__cached(&cubind__runtime_slots[55]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamSynchronize(stream);
-    cubind_status = cubind_fn(stream);
+    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaStreamSynchronize, &cubind__runtime_offsets[55]);
+    cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 55, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamQuery_fn)(cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaStreamQuery(cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_query. */
 static cudaError_t call_cudaStreamQuery(cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__resolve(&cubind__runtime_symbols.table, 56, &cubind_unavailable);
+    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__resolve(&cubind__runtime_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamQuery);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5170,34 +5119,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamQuery(cudaStream_t stream)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamQuery is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamQuery(cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamQuery(stream);
-    return call_cudaStreamQuery(stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamQuery(stream) : call_cudaStreamQuery(stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
 {
-    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__cached(&cubind__runtime_slots[56]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamQuery(stream);
-    cubind_status = cubind_fn(stream);
+    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__target((cubind__fnptr)slow_cudaStreamQuery, &cubind__runtime_offsets[56]);
+    cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 56, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamAttachMemAsync_fn)(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_attach_mem_async. */
 static cudaError_t call_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 57, &cubind_unavailable);
+    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamAttachMemAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5226,34 +5174,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamAttachMemAsync(cudaStream_t stre
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamAttachMemAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
-    return call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
-    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__cached(&cubind__runtime_slots[57]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
-    cubind_status = cubind_fn(stream, devPtr, length, flags);
+    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__target((cubind__fnptr)slow_cudaStreamAttachMemAsync, &cubind__runtime_offsets[57]);
+    cudaError_t cubind_status = cubind_fn(stream, devPtr, length, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 57, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamBeginCapture_fn)(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+static CUBIND_COLD cudaError_t slow_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_begin_capture. */
 static cudaError_t call_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__resolve(&cubind__runtime_symbols.table, 58, &cubind_unavailable);
+    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__resolve(&cubind__runtime_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamBeginCapture);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5280,34 +5227,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamBeginCapture(cudaStream_t stream
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamBeginCapture is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamBeginCapture(stream, mode);
-    return call_cudaStreamBeginCapture(stream, mode);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamBeginCapture(stream, mode) : call_cudaStreamBeginCapture(stream, mode);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__cached(&cubind__runtime_slots[58]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamBeginCapture(stream, mode);
-    cubind_status = cubind_fn(stream, mode);
+    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__target((cubind__fnptr)slow_cudaStreamBeginCapture, &cubind__runtime_offsets[58]);
+    cudaError_t cubind_status = cubind_fn(stream, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 58, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamBeginCaptureToGraph_fn)(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode);
+static CUBIND_COLD cudaError_t slow_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_begin_capture_to_graph. */
 static cudaError_t call_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__resolve(&cubind__runtime_symbols.table, 59, &cubind_unavailable);
+    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__resolve(&cubind__runtime_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamBeginCaptureToGraph);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5338,34 +5284,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamBeginCaptureToGraph(cudaStream_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamBeginCaptureToGraph is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    return call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode) : call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
-    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__cached(&cubind__runtime_slots[59]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__target((cubind__fnptr)slow_cudaStreamBeginCaptureToGraph, &cubind__runtime_offsets[59]);
+    cudaError_t cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 59, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaThreadExchangeStreamCaptureMode_fn)(enum cudaStreamCaptureMode *mode);
+static CUBIND_COLD cudaError_t slow_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_thread_exchange_stream_capture_mode. */
 static cudaError_t call_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__resolve(&cubind__runtime_symbols.table, 60, &cubind_unavailable);
+    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__resolve(&cubind__runtime_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_cudaThreadExchangeStreamCaptureMode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5391,34 +5336,33 @@ static CUBIND_COLD cudaError_t traced_cudaThreadExchangeStreamCaptureMode(enum c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaThreadExchangeStreamCaptureMode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
-    if (cubind__tracing())
-        return traced_cudaThreadExchangeStreamCaptureMode(mode);
-    return call_cudaThreadExchangeStreamCaptureMode(mode);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaThreadExchangeStreamCaptureMode(mode) : call_cudaThreadExchangeStreamCaptureMode(mode);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCaptureMode *mode)
 {
-    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__cached(&cubind__runtime_slots[60]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaThreadExchangeStreamCaptureMode(mode);
-    cubind_status = cubind_fn(mode);
+    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__target((cubind__fnptr)slow_cudaThreadExchangeStreamCaptureMode, &cubind__runtime_offsets[60]);
+    cudaError_t cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 60, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamEndCapture_fn)(cudaStream_t stream, cudaGraph_t *pGraph);
+static CUBIND_COLD cudaError_t slow_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_end_capture. */
 static cudaError_t call_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__resolve(&cubind__runtime_symbols.table, 61, &cubind_unavailable);
+    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__resolve(&cubind__runtime_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamEndCapture);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5445,34 +5389,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamEndCapture(cudaStream_t stream, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamEndCapture is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamEndCapture(stream, pGraph);
-    return call_cudaStreamEndCapture(stream, pGraph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamEndCapture(stream, pGraph) : call_cudaStreamEndCapture(stream, pGraph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__cached(&cubind__runtime_slots[61]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamEndCapture(stream, pGraph);
-    cubind_status = cubind_fn(stream, pGraph);
+    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__target((cubind__fnptr)slow_cudaStreamEndCapture, &cubind__runtime_offsets[61]);
+    cudaError_t cubind_status = cubind_fn(stream, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 61, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamIsCapturing_fn)(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
+static CUBIND_COLD cudaError_t slow_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_is_capturing. */
 static cudaError_t call_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__resolve(&cubind__runtime_symbols.table, 62, &cubind_unavailable);
+    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__resolve(&cubind__runtime_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamIsCapturing);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5499,34 +5442,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamIsCapturing(cudaStream_t stream,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamIsCapturing is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamIsCapturing(stream, pCaptureStatus);
-    return call_cudaStreamIsCapturing(stream, pCaptureStatus);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamIsCapturing(stream, pCaptureStatus) : call_cudaStreamIsCapturing(stream, pCaptureStatus);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__cached(&cubind__runtime_slots[62]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamIsCapturing(stream, pCaptureStatus);
-    cubind_status = cubind_fn(stream, pCaptureStatus);
+    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__target((cubind__fnptr)slow_cudaStreamIsCapturing, &cubind__runtime_offsets[62]);
+    cudaError_t cubind_status = cubind_fn(stream, pCaptureStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 62, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamGetCaptureInfo_fn)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out);
+static CUBIND_COLD cudaError_t slow_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_get_capture_info. */
 static cudaError_t call_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 63, &cubind_unavailable);
+    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamGetCaptureInfo);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5558,34 +5500,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetCaptureInfo(cudaStream_t stre
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamGetCaptureInfo is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    return call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__cached(&cubind__runtime_slots[63]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetCaptureInfo, &cubind__runtime_offsets[63]);
+    cudaError_t cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 63, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaStreamUpdateCaptureDependencies_fn)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_stream_update_capture_dependencies. */
 static cudaError_t call_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 64, &cubind_unavailable);
+    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_cudaStreamUpdateCaptureDependencies);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5615,34 +5556,33 @@ static CUBIND_COLD cudaError_t traced_cudaStreamUpdateCaptureDependencies(cudaSt
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaStreamUpdateCaptureDependencies is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
-    return call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags) : call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__cached(&cubind__runtime_slots[64]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
-    cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
+    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__target((cubind__fnptr)slow_cudaStreamUpdateCaptureDependencies, &cubind__runtime_offsets[64]);
+    cudaError_t cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 64, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventCreate_fn)(cudaEvent_t *event);
+static CUBIND_COLD cudaError_t slow_cudaEventCreate(cudaEvent_t *event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_create. */
 static cudaError_t call_cudaEventCreate(cudaEvent_t *event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 65, &cubind_unavailable);
+    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_cudaEventCreate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5668,34 +5608,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventCreate(cudaEvent_t *event)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventCreate(cudaEvent_t *event)
 {
-    if (cubind__tracing())
-        return traced_cudaEventCreate(event);
-    return call_cudaEventCreate(event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventCreate(event) : call_cudaEventCreate(event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
 {
-    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__cached(&cubind__runtime_slots[65]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventCreate(event);
-    cubind_status = cubind_fn(event);
+    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__target((cubind__fnptr)slow_cudaEventCreate, &cubind__runtime_offsets[65]);
+    cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 65, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventCreateWithFlags_fn)(cudaEvent_t *event, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_create_with_flags. */
 static cudaError_t call_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 66, &cubind_unavailable);
+    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_cudaEventCreateWithFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5722,34 +5661,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventCreateWithFlags(cudaEvent_t *even
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventCreateWithFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaEventCreateWithFlags(event, flags);
-    return call_cudaEventCreateWithFlags(event, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventCreateWithFlags(event, flags) : call_cudaEventCreateWithFlags(event, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned int flags)
 {
-    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__cached(&cubind__runtime_slots[66]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventCreateWithFlags(event, flags);
-    cubind_status = cubind_fn(event, flags);
+    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaEventCreateWithFlags, &cubind__runtime_offsets[66]);
+    cudaError_t cubind_status = cubind_fn(event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 66, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventRecord_fn)(cudaEvent_t event, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_record. */
 static cudaError_t call_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__resolve(&cubind__runtime_symbols.table, 67, &cubind_unavailable);
+    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__resolve(&cubind__runtime_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_cudaEventRecord);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5776,34 +5714,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventRecord(cudaEvent_t event, cudaStr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventRecord is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaEventRecord(event, stream);
-    return call_cudaEventRecord(event, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventRecord(event, stream) : call_cudaEventRecord(event, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
 {
-    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__cached(&cubind__runtime_slots[67]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventRecord(event, stream);
-    cubind_status = cubind_fn(event, stream);
+    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__target((cubind__fnptr)slow_cudaEventRecord, &cubind__runtime_offsets[67]);
+    cudaError_t cubind_status = cubind_fn(event, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 67, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventRecordWithFlags_fn)(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_record_with_flags. */
 static cudaError_t call_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 68, &cubind_unavailable);
+    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_cudaEventRecordWithFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5831,34 +5768,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventRecordWithFlags(cudaEvent_t event
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventRecordWithFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaEventRecordWithFlags(event, stream, flags);
-    return call_cudaEventRecordWithFlags(event, stream, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventRecordWithFlags(event, stream, flags) : call_cudaEventRecordWithFlags(event, stream, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__cached(&cubind__runtime_slots[68]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventRecordWithFlags(event, stream, flags);
-    cubind_status = cubind_fn(event, stream, flags);
+    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaEventRecordWithFlags, &cubind__runtime_offsets[68]);
+    cudaError_t cubind_status = cubind_fn(event, stream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 68, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventQuery_fn)(cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaEventQuery(cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_query. */
 static cudaError_t call_cudaEventQuery(cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__resolve(&cubind__runtime_symbols.table, 69, &cubind_unavailable);
+    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__resolve(&cubind__runtime_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_cudaEventQuery);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5884,34 +5820,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventQuery(cudaEvent_t event)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventQuery is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventQuery(cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaEventQuery(event);
-    return call_cudaEventQuery(event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventQuery(event) : call_cudaEventQuery(event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_query(cudaEvent_t event)
 {
-    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__cached(&cubind__runtime_slots[69]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventQuery(event);
-    cubind_status = cubind_fn(event);
+    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__target((cubind__fnptr)slow_cudaEventQuery, &cubind__runtime_offsets[69]);
+    cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 69, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventSynchronize_fn)(cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaEventSynchronize(cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_synchronize. */
 static cudaError_t call_cudaEventSynchronize(cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__resolve(&cubind__runtime_symbols.table, 70, &cubind_unavailable);
+    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__resolve(&cubind__runtime_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_cudaEventSynchronize);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5937,34 +5872,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventSynchronize(cudaEvent_t event)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventSynchronize is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventSynchronize(cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaEventSynchronize(event);
-    return call_cudaEventSynchronize(event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventSynchronize(event) : call_cudaEventSynchronize(event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
 {
-    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__cached(&cubind__runtime_slots[70]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventSynchronize(event);
-    cubind_status = cubind_fn(event);
+    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaEventSynchronize, &cubind__runtime_offsets[70]);
+    cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 70, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventDestroy_fn)(cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaEventDestroy(cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_destroy. */
 static cudaError_t call_cudaEventDestroy(cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 71, &cubind_unavailable);
+    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_cudaEventDestroy);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -5990,34 +5924,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventDestroy(cudaEvent_t event)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventDestroy(cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaEventDestroy(event);
-    return call_cudaEventDestroy(event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventDestroy(event) : call_cudaEventDestroy(event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
 {
-    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__cached(&cubind__runtime_slots[71]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventDestroy(event);
-    cubind_status = cubind_fn(event);
+    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__target((cubind__fnptr)slow_cudaEventDestroy, &cubind__runtime_offsets[71]);
+    cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 71, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaEventElapsedTime_fn)(float *ms, cudaEvent_t start, cudaEvent_t end);
+static CUBIND_COLD cudaError_t slow_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_event_elapsed_time. */
 static cudaError_t call_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__resolve(&cubind__runtime_symbols.table, 72, &cubind_unavailable);
+    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__resolve(&cubind__runtime_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_cudaEventElapsedTime);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6045,34 +5978,33 @@ static CUBIND_COLD cudaError_t traced_cudaEventElapsedTime(float *ms, cudaEvent_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaEventElapsedTime is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    if (cubind__tracing())
-        return traced_cudaEventElapsedTime(ms, start, end);
-    return call_cudaEventElapsedTime(ms, start, end);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaEventElapsedTime(ms, start, end) : call_cudaEventElapsedTime(ms, start, end);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__cached(&cubind__runtime_slots[72]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaEventElapsedTime(ms, start, end);
-    cubind_status = cubind_fn(ms, start, end);
+    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__target((cubind__fnptr)slow_cudaEventElapsedTime, &cubind__runtime_offsets[72]);
+    cudaError_t cubind_status = cubind_fn(ms, start, end);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 72, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaImportExternalMemory_fn)(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc);
+static CUBIND_COLD cudaError_t slow_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_import_external_memory. */
 static cudaError_t call_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__resolve(&cubind__runtime_symbols.table, 73, &cubind_unavailable);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__resolve(&cubind__runtime_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_cudaImportExternalMemory);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6099,34 +6031,33 @@ static CUBIND_COLD cudaError_t traced_cudaImportExternalMemory(cudaExternalMemor
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaImportExternalMemory is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    if (cubind__tracing())
-        return traced_cudaImportExternalMemory(extMem_out, memHandleDesc);
-    return call_cudaImportExternalMemory(extMem_out, memHandleDesc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaImportExternalMemory(extMem_out, memHandleDesc) : call_cudaImportExternalMemory(extMem_out, memHandleDesc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__cached(&cubind__runtime_slots[73]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaImportExternalMemory(extMem_out, memHandleDesc);
-    cubind_status = cubind_fn(extMem_out, memHandleDesc);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__target((cubind__fnptr)slow_cudaImportExternalMemory, &cubind__runtime_offsets[73]);
+    cudaError_t cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 73, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaExternalMemoryGetMappedBuffer_fn)(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc);
+static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_external_memory_get_mapped_buffer. */
 static cudaError_t call_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__resolve(&cubind__runtime_symbols.table, 74, &cubind_unavailable);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__resolve(&cubind__runtime_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_cudaExternalMemoryGetMappedBuffer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6154,34 +6085,33 @@ static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedBuffer(void **d
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaExternalMemoryGetMappedBuffer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    if (cubind__tracing())
-        return traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    return call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) : call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__cached(&cubind__runtime_slots[74]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__target((cubind__fnptr)slow_cudaExternalMemoryGetMappedBuffer, &cubind__runtime_offsets[74]);
+    cudaError_t cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 74, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc);
+static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_external_memory_get_mapped_mipmapped_array. */
 static cudaError_t call_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 75, &cubind_unavailable);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_cudaExternalMemoryGetMappedMipmappedArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6209,34 +6139,33 @@ static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedMipmappedArray(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaExternalMemoryGetMappedMipmappedArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    if (cubind__tracing())
-        return traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    return call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) : call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__cached(&cubind__runtime_slots[75]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaExternalMemoryGetMappedMipmappedArray, &cubind__runtime_offsets[75]);
+    cudaError_t cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 75, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDestroyExternalMemory_fn)(cudaExternalMemory_t extMem);
+static CUBIND_COLD cudaError_t slow_cudaDestroyExternalMemory(cudaExternalMemory_t extMem);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_destroy_external_memory. */
 static cudaError_t call_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__resolve(&cubind__runtime_symbols.table, 76, &cubind_unavailable);
+    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__resolve(&cubind__runtime_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_cudaDestroyExternalMemory);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6262,34 +6191,33 @@ static CUBIND_COLD cudaError_t traced_cudaDestroyExternalMemory(cudaExternalMemo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDestroyExternalMemory is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
-    if (cubind__tracing())
-        return traced_cudaDestroyExternalMemory(extMem);
-    return call_cudaDestroyExternalMemory(extMem);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDestroyExternalMemory(extMem) : call_cudaDestroyExternalMemory(extMem);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
 {
-    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__cached(&cubind__runtime_slots[76]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDestroyExternalMemory(extMem);
-    cubind_status = cubind_fn(extMem);
+    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__target((cubind__fnptr)slow_cudaDestroyExternalMemory, &cubind__runtime_offsets[76]);
+    cudaError_t cubind_status = cubind_fn(extMem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 76, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaImportExternalSemaphore_fn)(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc);
+static CUBIND_COLD cudaError_t slow_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_import_external_semaphore. */
 static cudaError_t call_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__resolve(&cubind__runtime_symbols.table, 77, &cubind_unavailable);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__resolve(&cubind__runtime_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_cudaImportExternalSemaphore);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6316,34 +6244,33 @@ static CUBIND_COLD cudaError_t traced_cudaImportExternalSemaphore(cudaExternalSe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaImportExternalSemaphore is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    if (cubind__tracing())
-        return traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
-    return call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc) : call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__cached(&cubind__runtime_slots[77]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
-    cubind_status = cubind_fn(extSem_out, semHandleDesc);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cudaImportExternalSemaphore, &cubind__runtime_offsets[77]);
+    cudaError_t cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 77, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaSignalExternalSemaphoresAsync_fn)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_signal_external_semaphores_async. */
 static cudaError_t call_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 78, &cubind_unavailable);
+    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 78, &cubind_unavailable, (cubind__fnptr)slow_cudaSignalExternalSemaphoresAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6372,34 +6299,33 @@ static CUBIND_COLD cudaError_t traced_cudaSignalExternalSemaphoresAsync(const cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaSignalExternalSemaphoresAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    return call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) : call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__cached(&cubind__runtime_slots[78]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
+    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cudaSignalExternalSemaphoresAsync, &cubind__runtime_offsets[78]);
+    cudaError_t cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 78, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaWaitExternalSemaphoresAsync_fn)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_wait_external_semaphores_async. */
 static cudaError_t call_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 79, &cubind_unavailable);
+    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 79, &cubind_unavailable, (cubind__fnptr)slow_cudaWaitExternalSemaphoresAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6428,34 +6354,33 @@ static CUBIND_COLD cudaError_t traced_cudaWaitExternalSemaphoresAsync(const cuda
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaWaitExternalSemaphoresAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    return call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) : call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__cached(&cubind__runtime_slots[79]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
+    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cudaWaitExternalSemaphoresAsync, &cubind__runtime_offsets[79]);
+    cudaError_t cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 79, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDestroyExternalSemaphore_fn)(cudaExternalSemaphore_t extSem);
+static CUBIND_COLD cudaError_t slow_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_destroy_external_semaphore. */
 static cudaError_t call_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__resolve(&cubind__runtime_symbols.table, 80, &cubind_unavailable);
+    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__resolve(&cubind__runtime_symbols.table, 80, &cubind_unavailable, (cubind__fnptr)slow_cudaDestroyExternalSemaphore);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6481,34 +6406,33 @@ static CUBIND_COLD cudaError_t traced_cudaDestroyExternalSemaphore(cudaExternalS
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDestroyExternalSemaphore is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
-    if (cubind__tracing())
-        return traced_cudaDestroyExternalSemaphore(extSem);
-    return call_cudaDestroyExternalSemaphore(extSem);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDestroyExternalSemaphore(extSem) : call_cudaDestroyExternalSemaphore(extSem);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t extSem)
 {
-    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__cached(&cubind__runtime_slots[80]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDestroyExternalSemaphore(extSem);
-    cubind_status = cubind_fn(extSem);
+    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cudaDestroyExternalSemaphore, &cubind__runtime_offsets[80]);
+    cudaError_t cubind_status = cubind_fn(extSem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 80, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLaunchKernel_fn)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_launch_kernel. */
 static cudaError_t call_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 81, &cubind_unavailable);
+    cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 81, &cubind_unavailable, (cubind__fnptr)slow_cudaLaunchKernel);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6539,34 +6463,33 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchKernel(const void *func, dim3 gr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLaunchKernel is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    return call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream) : call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__cached(&cubind__runtime_slots[81]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
+    cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__target((cubind__fnptr)slow_cudaLaunchKernel, &cubind__runtime_offsets[81]);
+    cudaError_t cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 81, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLaunchKernelExC_fn)(const cudaLaunchConfig_t *config, const void *func, void **args);
+static CUBIND_COLD cudaError_t slow_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_launch_kernel_ex_c. */
 static cudaError_t call_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__resolve(&cubind__runtime_symbols.table, 82, &cubind_unavailable);
+    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__resolve(&cubind__runtime_symbols.table, 82, &cubind_unavailable, (cubind__fnptr)slow_cudaLaunchKernelExC);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6594,34 +6517,33 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchKernelExC(const cudaLaunchConfig
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLaunchKernelExC is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    if (cubind__tracing())
-        return traced_cudaLaunchKernelExC(config, func, args);
-    return call_cudaLaunchKernelExC(config, func, args);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLaunchKernelExC(config, func, args) : call_cudaLaunchKernelExC(config, func, args);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__cached(&cubind__runtime_slots[82]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLaunchKernelExC(config, func, args);
-    cubind_status = cubind_fn(config, func, args);
+    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__target((cubind__fnptr)slow_cudaLaunchKernelExC, &cubind__runtime_offsets[82]);
+    cudaError_t cubind_status = cubind_fn(config, func, args);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 82, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLaunchCooperativeKernel_fn)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_launch_cooperative_kernel. */
 static cudaError_t call_cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 83, &cubind_unavailable);
+    cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 83, &cubind_unavailable, (cubind__fnptr)slow_cudaLaunchCooperativeKernel);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6652,34 +6574,33 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchCooperativeKernel(const void *fu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLaunchCooperativeKernel is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    return call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream) : call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__cached(&cubind__runtime_slots[83]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
+    cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__target((cubind__fnptr)slow_cudaLaunchCooperativeKernel, &cubind__runtime_offsets[83]);
+    cudaError_t cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 83, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFuncSetCacheConfig_fn)(const void *func, enum cudaFuncCache cacheConfig);
+static CUBIND_COLD cudaError_t slow_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_func_set_cache_config. */
 static cudaError_t call_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 84, &cubind_unavailable);
+    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 84, &cubind_unavailable, (cubind__fnptr)slow_cudaFuncSetCacheConfig);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6706,34 +6627,33 @@ static CUBIND_COLD cudaError_t traced_cudaFuncSetCacheConfig(const void *func, e
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFuncSetCacheConfig is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
-    if (cubind__tracing())
-        return traced_cudaFuncSetCacheConfig(func, cacheConfig);
-    return call_cudaFuncSetCacheConfig(func, cacheConfig);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFuncSetCacheConfig(func, cacheConfig) : call_cudaFuncSetCacheConfig(func, cacheConfig);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFuncCache cacheConfig)
 {
-    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__cached(&cubind__runtime_slots[84]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFuncSetCacheConfig(func, cacheConfig);
-    cubind_status = cubind_fn(func, cacheConfig);
+    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetCacheConfig, &cubind__runtime_offsets[84]);
+    cudaError_t cubind_status = cubind_fn(func, cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 84, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFuncGetAttributes_fn)(struct cudaFuncAttributes *attr, const void *func);
+static CUBIND_COLD cudaError_t slow_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_func_get_attributes. */
 static cudaError_t call_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 85, &cubind_unavailable);
+    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 85, &cubind_unavailable, (cubind__fnptr)slow_cudaFuncGetAttributes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6760,34 +6680,33 @@ static CUBIND_COLD cudaError_t traced_cudaFuncGetAttributes(struct cudaFuncAttri
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFuncGetAttributes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    if (cubind__tracing())
-        return traced_cudaFuncGetAttributes(attr, func);
-    return call_cudaFuncGetAttributes(attr, func);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFuncGetAttributes(attr, func) : call_cudaFuncGetAttributes(attr, func);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__cached(&cubind__runtime_slots[85]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFuncGetAttributes(attr, func);
-    cubind_status = cubind_fn(attr, func);
+    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetAttributes, &cubind__runtime_offsets[85]);
+    cudaError_t cubind_status = cubind_fn(attr, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 85, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFuncSetAttribute_fn)(const void *func, enum cudaFuncAttribute attr, int value);
+static CUBIND_COLD cudaError_t slow_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_func_set_attribute. */
 static cudaError_t call_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 86, &cubind_unavailable);
+    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 86, &cubind_unavailable, (cubind__fnptr)slow_cudaFuncSetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6815,34 +6734,33 @@ static CUBIND_COLD cudaError_t traced_cudaFuncSetAttribute(const void *func, enu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFuncSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    if (cubind__tracing())
-        return traced_cudaFuncSetAttribute(func, attr, value);
-    return call_cudaFuncSetAttribute(func, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFuncSetAttribute(func, attr, value) : call_cudaFuncSetAttribute(func, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__cached(&cubind__runtime_slots[86]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFuncSetAttribute(func, attr, value);
-    cubind_status = cubind_fn(func, attr, value);
+    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetAttribute, &cubind__runtime_offsets[86]);
+    cudaError_t cubind_status = cubind_fn(func, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 86, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFuncGetName_fn)(const char **name, const void *func);
+static CUBIND_COLD cudaError_t slow_cudaFuncGetName(const char **name, const void *func);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_func_get_name. */
 static cudaError_t call_cudaFuncGetName(const char **name, const void *func)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__resolve(&cubind__runtime_symbols.table, 87, &cubind_unavailable);
+    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__resolve(&cubind__runtime_symbols.table, 87, &cubind_unavailable, (cubind__fnptr)slow_cudaFuncGetName);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6869,34 +6787,33 @@ static CUBIND_COLD cudaError_t traced_cudaFuncGetName(const char **name, const v
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFuncGetName is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFuncGetName(const char **name, const void *func)
 {
-    if (cubind__tracing())
-        return traced_cudaFuncGetName(name, func);
-    return call_cudaFuncGetName(name, func);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFuncGetName(name, func) : call_cudaFuncGetName(name, func);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
 {
-    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__cached(&cubind__runtime_slots[87]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFuncGetName(name, func);
-    cubind_status = cubind_fn(name, func);
+    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetName, &cubind__runtime_offsets[87]);
+    cudaError_t cubind_status = cubind_fn(name, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 87, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFuncGetParamInfo_fn)(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+static CUBIND_COLD cudaError_t slow_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_func_get_param_info. */
 static cudaError_t call_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 88, &cubind_unavailable);
+    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 88, &cubind_unavailable, (cubind__fnptr)slow_cudaFuncGetParamInfo);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6925,34 +6842,33 @@ static CUBIND_COLD cudaError_t traced_cudaFuncGetParamInfo(const void *func, siz
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFuncGetParamInfo is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    if (cubind__tracing())
-        return traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    return call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) : call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__cached(&cubind__runtime_slots[88]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
+    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetParamInfo, &cubind__runtime_offsets[88]);
+    cudaError_t cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 88, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLaunchHostFunc_fn)(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+static CUBIND_COLD cudaError_t slow_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_launch_host_func. */
 static cudaError_t call_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__resolve(&cubind__runtime_symbols.table, 89, &cubind_unavailable);
+    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__resolve(&cubind__runtime_symbols.table, 89, &cubind_unavailable, (cubind__fnptr)slow_cudaLaunchHostFunc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -6980,34 +6896,33 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchHostFunc(cudaStream_t stream, cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLaunchHostFunc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    if (cubind__tracing())
-        return traced_cudaLaunchHostFunc(stream, fn, userData);
-    return call_cudaLaunchHostFunc(stream, fn, userData);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLaunchHostFunc(stream, fn, userData) : call_cudaLaunchHostFunc(stream, fn, userData);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__cached(&cubind__runtime_slots[89]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLaunchHostFunc(stream, fn, userData);
-    cubind_status = cubind_fn(stream, fn, userData);
+    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__target((cubind__fnptr)slow_cudaLaunchHostFunc, &cubind__runtime_offsets[89]);
+    cudaError_t cubind_status = cubind_fn(stream, fn, userData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 89, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFuncSetSharedMemConfig_fn)(const void *func, enum cudaSharedMemConfig config);
+static CUBIND_COLD cudaError_t slow_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_func_set_shared_mem_config. */
 static cudaError_t call_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 90, &cubind_unavailable);
+    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__resolve(&cubind__runtime_symbols.table, 90, &cubind_unavailable, (cubind__fnptr)slow_cudaFuncSetSharedMemConfig);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7034,34 +6949,33 @@ static CUBIND_COLD cudaError_t traced_cudaFuncSetSharedMemConfig(const void *fun
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFuncSetSharedMemConfig is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
-    if (cubind__tracing())
-        return traced_cudaFuncSetSharedMemConfig(func, config);
-    return call_cudaFuncSetSharedMemConfig(func, config);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFuncSetSharedMemConfig(func, config) : call_cudaFuncSetSharedMemConfig(func, config);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cudaSharedMemConfig config)
 {
-    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__cached(&cubind__runtime_slots[90]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFuncSetSharedMemConfig(func, config);
-    cubind_status = cubind_fn(func, config);
+    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetSharedMemConfig, &cubind__runtime_offsets[90]);
+    cudaError_t cubind_status = cubind_fn(func, config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 90, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize);
+static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_occupancy_max_active_blocks_per_multiprocessor. */
 static cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__resolve(&cubind__runtime_symbols.table, 91, &cubind_unavailable);
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__resolve(&cubind__runtime_symbols.table, 91, &cubind_unavailable, (cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7090,34 +7004,33 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiproces
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaOccupancyMaxActiveBlocksPerMultiprocessor is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
-    if (cubind__tracing())
-        return traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    return call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) : call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__cached(&cubind__runtime_slots[91]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor, &cubind__runtime_offsets[91]);
+    cudaError_t cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 91, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize);
+static CUBIND_COLD cudaError_t slow_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_occupancy_available_dynamic_s_mem_per_block. */
 static cudaError_t call_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__resolve(&cubind__runtime_symbols.table, 92, &cubind_unavailable);
+    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__resolve(&cubind__runtime_symbols.table, 92, &cubind_unavailable, (cubind__fnptr)slow_cudaOccupancyAvailableDynamicSMemPerBlock);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7146,34 +7059,33 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyAvailableDynamicSMemPerBlock(
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaOccupancyAvailableDynamicSMemPerBlock is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
-    if (cubind__tracing())
-        return traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    return call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) : call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
-    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__cached(&cubind__runtime_slots[92]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
+    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyAvailableDynamicSMemPerBlock, &cubind__runtime_offsets[92]);
+    cudaError_t cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 92, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags. */
 static cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 93, &cubind_unavailable);
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 93, &cubind_unavailable, (cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7203,34 +7115,33 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiproces
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    return call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) : call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__cached(&cubind__runtime_slots[93]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cubind__runtime_offsets[93]);
+    cudaError_t cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 93, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaOccupancyMaxPotentialClusterSize_fn)(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig);
+static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_occupancy_max_potential_cluster_size. */
 static cudaError_t call_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__resolve(&cubind__runtime_symbols.table, 94, &cubind_unavailable);
+    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__resolve(&cubind__runtime_symbols.table, 94, &cubind_unavailable, (cubind__fnptr)slow_cudaOccupancyMaxPotentialClusterSize);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7258,34 +7169,33 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxPotentialClusterSize(int *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaOccupancyMaxPotentialClusterSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    if (cubind__tracing())
-        return traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
-    return call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig) : call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__cached(&cubind__runtime_slots[94]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
-    cubind_status = cubind_fn(clusterSize, func, launchConfig);
+    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxPotentialClusterSize, &cubind__runtime_offsets[94]);
+    cudaError_t cubind_status = cubind_fn(clusterSize, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 94, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaOccupancyMaxActiveClusters_fn)(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
+static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_occupancy_max_active_clusters. */
 static cudaError_t call_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__resolve(&cubind__runtime_symbols.table, 95, &cubind_unavailable);
+    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__resolve(&cubind__runtime_symbols.table, 95, &cubind_unavailable, (cubind__fnptr)slow_cudaOccupancyMaxActiveClusters);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7313,34 +7223,33 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveClusters(int *numClu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaOccupancyMaxActiveClusters is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    if (cubind__tracing())
-        return traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
-    return call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig) : call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__cached(&cubind__runtime_slots[95]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
-    cubind_status = cubind_fn(numClusters, func, launchConfig);
+    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveClusters, &cubind__runtime_offsets[95]);
+    cudaError_t cubind_status = cubind_fn(numClusters, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 95, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocManaged_fn)(void **devPtr, size_t size, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_managed. */
 static cudaError_t call_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__resolve(&cubind__runtime_symbols.table, 96, &cubind_unavailable);
+    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__resolve(&cubind__runtime_symbols.table, 96, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocManaged);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7368,34 +7277,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocManaged(void **devPtr, size_t si
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocManaged is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocManaged(devPtr, size, flags);
-    return call_cudaMallocManaged(devPtr, size, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocManaged(devPtr, size, flags) : call_cudaMallocManaged(devPtr, size, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned int flags)
 {
-    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__cached(&cubind__runtime_slots[96]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocManaged(devPtr, size, flags);
-    cubind_status = cubind_fn(devPtr, size, flags);
+    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__target((cubind__fnptr)slow_cudaMallocManaged, &cubind__runtime_offsets[96]);
+    cudaError_t cubind_status = cubind_fn(devPtr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 96, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMalloc_fn)(void **devPtr, size_t size);
+static CUBIND_COLD cudaError_t slow_cudaMalloc(void **devPtr, size_t size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc. */
 static cudaError_t call_cudaMalloc(void **devPtr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__resolve(&cubind__runtime_symbols.table, 97, &cubind_unavailable);
+    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__resolve(&cubind__runtime_symbols.table, 97, &cubind_unavailable, (cubind__fnptr)slow_cudaMalloc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7422,34 +7330,33 @@ static CUBIND_COLD cudaError_t traced_cudaMalloc(void **devPtr, size_t size)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMalloc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMalloc(void **devPtr, size_t size)
 {
-    if (cubind__tracing())
-        return traced_cudaMalloc(devPtr, size);
-    return call_cudaMalloc(devPtr, size);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMalloc(devPtr, size) : call_cudaMalloc(devPtr, size);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
 {
-    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__cached(&cubind__runtime_slots[97]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMalloc(devPtr, size);
-    cubind_status = cubind_fn(devPtr, size);
+    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__target((cubind__fnptr)slow_cudaMalloc, &cubind__runtime_offsets[97]);
+    cudaError_t cubind_status = cubind_fn(devPtr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 97, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocHost_fn)(void **ptr, size_t size);
+static CUBIND_COLD cudaError_t slow_cudaMallocHost(void **ptr, size_t size);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_host. */
 static cudaError_t call_cudaMallocHost(void **ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__resolve(&cubind__runtime_symbols.table, 98, &cubind_unavailable);
+    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__resolve(&cubind__runtime_symbols.table, 98, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocHost);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7476,34 +7383,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocHost(void **ptr, size_t size)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocHost is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocHost(void **ptr, size_t size)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocHost(ptr, size);
-    return call_cudaMallocHost(ptr, size);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocHost(ptr, size) : call_cudaMallocHost(ptr, size);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
 {
-    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__cached(&cubind__runtime_slots[98]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocHost(ptr, size);
-    cubind_status = cubind_fn(ptr, size);
+    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__target((cubind__fnptr)slow_cudaMallocHost, &cubind__runtime_offsets[98]);
+    cudaError_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 98, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocPitch_fn)(void **devPtr, size_t *pitch, size_t width, size_t height);
+static CUBIND_COLD cudaError_t slow_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_pitch. */
 static cudaError_t call_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__resolve(&cubind__runtime_symbols.table, 99, &cubind_unavailable);
+    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__resolve(&cubind__runtime_symbols.table, 99, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocPitch);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7532,34 +7438,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocPitch(void **devPtr, size_t *pit
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocPitch is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocPitch(devPtr, pitch, width, height);
-    return call_cudaMallocPitch(devPtr, pitch, width, height);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocPitch(devPtr, pitch, width, height) : call_cudaMallocPitch(devPtr, pitch, width, height);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__cached(&cubind__runtime_slots[99]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocPitch(devPtr, pitch, width, height);
-    cubind_status = cubind_fn(devPtr, pitch, width, height);
+    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__target((cubind__fnptr)slow_cudaMallocPitch, &cubind__runtime_offsets[99]);
+    cudaError_t cubind_status = cubind_fn(devPtr, pitch, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 99, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_array. */
 static cudaError_t call_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 100, &cubind_unavailable);
+    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 100, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7589,34 +7494,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocArray(cudaArray_t *array, const 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocArray(array, desc, width, height, flags);
-    return call_cudaMallocArray(array, desc, width, height, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocArray(array, desc, width, height, flags) : call_cudaMallocArray(array, desc, width, height, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__cached(&cubind__runtime_slots[100]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocArray(array, desc, width, height, flags);
-    cubind_status = cubind_fn(array, desc, width, height, flags);
+    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__target((cubind__fnptr)slow_cudaMallocArray, &cubind__runtime_offsets[100]);
+    cudaError_t cubind_status = cubind_fn(array, desc, width, height, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 100, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFree_fn)(void *devPtr);
+static CUBIND_COLD cudaError_t slow_cudaFree(void *devPtr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_free. */
 static cudaError_t call_cudaFree(void *devPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__resolve(&cubind__runtime_symbols.table, 101, &cubind_unavailable);
+    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__resolve(&cubind__runtime_symbols.table, 101, &cubind_unavailable, (cubind__fnptr)slow_cudaFree);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7642,34 +7546,33 @@ static CUBIND_COLD cudaError_t traced_cudaFree(void *devPtr)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFree is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFree(void *devPtr)
 {
-    if (cubind__tracing())
-        return traced_cudaFree(devPtr);
-    return call_cudaFree(devPtr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFree(devPtr) : call_cudaFree(devPtr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_free(void *devPtr)
 {
-    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__cached(&cubind__runtime_slots[101]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFree(devPtr);
-    cubind_status = cubind_fn(devPtr);
+    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__target((cubind__fnptr)slow_cudaFree, &cubind__runtime_offsets[101]);
+    cudaError_t cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 101, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFreeHost_fn)(void *ptr);
+static CUBIND_COLD cudaError_t slow_cudaFreeHost(void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_free_host. */
 static cudaError_t call_cudaFreeHost(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__resolve(&cubind__runtime_symbols.table, 102, &cubind_unavailable);
+    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__resolve(&cubind__runtime_symbols.table, 102, &cubind_unavailable, (cubind__fnptr)slow_cudaFreeHost);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7695,34 +7598,33 @@ static CUBIND_COLD cudaError_t traced_cudaFreeHost(void *ptr)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFreeHost is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFreeHost(void *ptr)
 {
-    if (cubind__tracing())
-        return traced_cudaFreeHost(ptr);
-    return call_cudaFreeHost(ptr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFreeHost(ptr) : call_cudaFreeHost(ptr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_free_host(void *ptr)
 {
-    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__cached(&cubind__runtime_slots[102]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFreeHost(ptr);
-    cubind_status = cubind_fn(ptr);
+    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__target((cubind__fnptr)slow_cudaFreeHost, &cubind__runtime_offsets[102]);
+    cudaError_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 102, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFreeArray_fn)(cudaArray_t array);
+static CUBIND_COLD cudaError_t slow_cudaFreeArray(cudaArray_t array);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_free_array. */
 static cudaError_t call_cudaFreeArray(cudaArray_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 103, &cubind_unavailable);
+    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 103, &cubind_unavailable, (cubind__fnptr)slow_cudaFreeArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7748,34 +7650,33 @@ static CUBIND_COLD cudaError_t traced_cudaFreeArray(cudaArray_t array)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFreeArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFreeArray(cudaArray_t array)
 {
-    if (cubind__tracing())
-        return traced_cudaFreeArray(array);
-    return call_cudaFreeArray(array);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFreeArray(array) : call_cudaFreeArray(array);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_free_array(cudaArray_t array)
 {
-    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__cached(&cubind__runtime_slots[103]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFreeArray(array);
-    cubind_status = cubind_fn(array);
+    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__target((cubind__fnptr)slow_cudaFreeArray, &cubind__runtime_offsets[103]);
+    cudaError_t cubind_status = cubind_fn(array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 103, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFreeMipmappedArray_fn)(cudaMipmappedArray_t mipmappedArray);
+static CUBIND_COLD cudaError_t slow_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_free_mipmapped_array. */
 static cudaError_t call_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 104, &cubind_unavailable);
+    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 104, &cubind_unavailable, (cubind__fnptr)slow_cudaFreeMipmappedArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7801,34 +7702,33 @@ static CUBIND_COLD cudaError_t traced_cudaFreeMipmappedArray(cudaMipmappedArray_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFreeMipmappedArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
-    if (cubind__tracing())
-        return traced_cudaFreeMipmappedArray(mipmappedArray);
-    return call_cudaFreeMipmappedArray(mipmappedArray);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFreeMipmappedArray(mipmappedArray) : call_cudaFreeMipmappedArray(mipmappedArray);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedArray)
 {
-    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__cached(&cubind__runtime_slots[104]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFreeMipmappedArray(mipmappedArray);
-    cubind_status = cubind_fn(mipmappedArray);
+    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaFreeMipmappedArray, &cubind__runtime_offsets[104]);
+    cudaError_t cubind_status = cubind_fn(mipmappedArray);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 104, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaHostAlloc_fn)(void **pHost, size_t size, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_host_alloc. */
 static cudaError_t call_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__resolve(&cubind__runtime_symbols.table, 105, &cubind_unavailable);
+    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__resolve(&cubind__runtime_symbols.table, 105, &cubind_unavailable, (cubind__fnptr)slow_cudaHostAlloc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7856,34 +7756,33 @@ static CUBIND_COLD cudaError_t traced_cudaHostAlloc(void **pHost, size_t size, u
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaHostAlloc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaHostAlloc(pHost, size, flags);
-    return call_cudaHostAlloc(pHost, size, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaHostAlloc(pHost, size, flags) : call_cudaHostAlloc(pHost, size, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int flags)
 {
-    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__cached(&cubind__runtime_slots[105]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaHostAlloc(pHost, size, flags);
-    cubind_status = cubind_fn(pHost, size, flags);
+    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__target((cubind__fnptr)slow_cudaHostAlloc, &cubind__runtime_offsets[105]);
+    cudaError_t cubind_status = cubind_fn(pHost, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 105, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaHostRegister_fn)(void *ptr, size_t size, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_host_register. */
 static cudaError_t call_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__resolve(&cubind__runtime_symbols.table, 106, &cubind_unavailable);
+    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__resolve(&cubind__runtime_symbols.table, 106, &cubind_unavailable, (cubind__fnptr)slow_cudaHostRegister);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7911,34 +7810,33 @@ static CUBIND_COLD cudaError_t traced_cudaHostRegister(void *ptr, size_t size, u
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaHostRegister is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaHostRegister(ptr, size, flags);
-    return call_cudaHostRegister(ptr, size, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaHostRegister(ptr, size, flags) : call_cudaHostRegister(ptr, size, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int flags)
 {
-    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__cached(&cubind__runtime_slots[106]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaHostRegister(ptr, size, flags);
-    cubind_status = cubind_fn(ptr, size, flags);
+    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__target((cubind__fnptr)slow_cudaHostRegister, &cubind__runtime_offsets[106]);
+    cudaError_t cubind_status = cubind_fn(ptr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 106, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaHostUnregister_fn)(void *ptr);
+static CUBIND_COLD cudaError_t slow_cudaHostUnregister(void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_host_unregister. */
 static cudaError_t call_cudaHostUnregister(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__resolve(&cubind__runtime_symbols.table, 107, &cubind_unavailable);
+    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__resolve(&cubind__runtime_symbols.table, 107, &cubind_unavailable, (cubind__fnptr)slow_cudaHostUnregister);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -7964,34 +7862,33 @@ static CUBIND_COLD cudaError_t traced_cudaHostUnregister(void *ptr)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaHostUnregister is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaHostUnregister(void *ptr)
 {
-    if (cubind__tracing())
-        return traced_cudaHostUnregister(ptr);
-    return call_cudaHostUnregister(ptr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaHostUnregister(ptr) : call_cudaHostUnregister(ptr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_host_unregister(void *ptr)
 {
-    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__cached(&cubind__runtime_slots[107]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaHostUnregister(ptr);
-    cubind_status = cubind_fn(ptr);
+    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__target((cubind__fnptr)slow_cudaHostUnregister, &cubind__runtime_offsets[107]);
+    cudaError_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 107, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaHostGetDevicePointer_fn)(void **pDevice, void *pHost, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_host_get_device_pointer. */
 static cudaError_t call_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 108, &cubind_unavailable);
+    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 108, &cubind_unavailable, (cubind__fnptr)slow_cudaHostGetDevicePointer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8019,34 +7916,33 @@ static CUBIND_COLD cudaError_t traced_cudaHostGetDevicePointer(void **pDevice, v
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaHostGetDevicePointer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaHostGetDevicePointer(pDevice, pHost, flags);
-    return call_cudaHostGetDevicePointer(pDevice, pHost, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaHostGetDevicePointer(pDevice, pHost, flags) : call_cudaHostGetDevicePointer(pDevice, pHost, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__cached(&cubind__runtime_slots[108]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaHostGetDevicePointer(pDevice, pHost, flags);
-    cubind_status = cubind_fn(pDevice, pHost, flags);
+    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__target((cubind__fnptr)slow_cudaHostGetDevicePointer, &cubind__runtime_offsets[108]);
+    cudaError_t cubind_status = cubind_fn(pDevice, pHost, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 108, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaHostGetFlags_fn)(unsigned int *pFlags, void *pHost);
+static CUBIND_COLD cudaError_t slow_cudaHostGetFlags(unsigned int *pFlags, void *pHost);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_host_get_flags. */
 static cudaError_t call_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 109, &cubind_unavailable);
+    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 109, &cubind_unavailable, (cubind__fnptr)slow_cudaHostGetFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8073,34 +7969,33 @@ static CUBIND_COLD cudaError_t traced_cudaHostGetFlags(unsigned int *pFlags, voi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaHostGetFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
-    if (cubind__tracing())
-        return traced_cudaHostGetFlags(pFlags, pHost);
-    return call_cudaHostGetFlags(pFlags, pHost);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaHostGetFlags(pFlags, pHost) : call_cudaHostGetFlags(pFlags, pHost);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
 {
-    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__cached(&cubind__runtime_slots[109]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaHostGetFlags(pFlags, pHost);
-    cubind_status = cubind_fn(pFlags, pHost);
+    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaHostGetFlags, &cubind__runtime_offsets[109]);
+    cudaError_t cubind_status = cubind_fn(pFlags, pHost);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 109, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMalloc3D_fn)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+static CUBIND_COLD cudaError_t slow_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc3_d. */
 static cudaError_t call_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__resolve(&cubind__runtime_symbols.table, 110, &cubind_unavailable);
+    cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__resolve(&cubind__runtime_symbols.table, 110, &cubind_unavailable, (cubind__fnptr)slow_cudaMalloc3D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8127,34 +8022,33 @@ static CUBIND_COLD cudaError_t traced_cudaMalloc3D(struct cudaPitchedPtr *pitche
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMalloc3D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
-    if (cubind__tracing())
-        return traced_cudaMalloc3D(pitchedDevPtr, extent);
-    return call_cudaMalloc3D(pitchedDevPtr, extent);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMalloc3D(pitchedDevPtr, extent) : call_cudaMalloc3D(pitchedDevPtr, extent);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc3_d(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
-    cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__cached(&cubind__runtime_slots[110]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMalloc3D(pitchedDevPtr, extent);
-    cubind_status = cubind_fn(pitchedDevPtr, extent);
+    cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__target((cubind__fnptr)slow_cudaMalloc3D, &cubind__runtime_offsets[110]);
+    cudaError_t cubind_status = cubind_fn(pitchedDevPtr, extent);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 110, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMalloc3DArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc3_d_array. */
 static cudaError_t call_cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 111, &cubind_unavailable);
+    cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 111, &cubind_unavailable, (cubind__fnptr)slow_cudaMalloc3DArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8183,34 +8077,33 @@ static CUBIND_COLD cudaError_t traced_cudaMalloc3DArray(cudaArray_t *array, cons
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMalloc3DArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaMalloc3DArray(array, desc, extent, flags);
-    return call_cudaMalloc3DArray(array, desc, extent, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMalloc3DArray(array, desc, extent, flags) : call_cudaMalloc3DArray(array, desc, extent, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc3_d_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
-    cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__cached(&cubind__runtime_slots[111]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMalloc3DArray(array, desc, extent, flags);
-    cubind_status = cubind_fn(array, desc, extent, flags);
+    cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__target((cubind__fnptr)slow_cudaMalloc3DArray, &cubind__runtime_offsets[111]);
+    cudaError_t cubind_status = cubind_fn(array, desc, extent, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 111, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_mipmapped_array. */
 static cudaError_t call_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 112, &cubind_unavailable);
+    cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 112, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocMipmappedArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8240,34 +8133,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocMipmappedArray(cudaMipmappedArra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocMipmappedArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
-    return call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags) : call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__cached(&cubind__runtime_slots[112]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
-    cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
+    cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaMallocMipmappedArray, &cubind__runtime_offsets[112]);
+    cudaError_t cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 112, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetMipmappedArrayLevel_fn)(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level);
+static CUBIND_COLD cudaError_t slow_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_mipmapped_array_level. */
 static cudaError_t call_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__resolve(&cubind__runtime_symbols.table, 113, &cubind_unavailable);
+    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__resolve(&cubind__runtime_symbols.table, 113, &cubind_unavailable, (cubind__fnptr)slow_cudaGetMipmappedArrayLevel);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8295,34 +8187,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetMipmappedArrayLevel(cudaArray_t *le
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetMipmappedArrayLevel is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    if (cubind__tracing())
-        return traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
-    return call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level) : call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__cached(&cubind__runtime_slots[113]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
-    cubind_status = cubind_fn(levelArray, mipmappedArray, level);
+    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__target((cubind__fnptr)slow_cudaGetMipmappedArrayLevel, &cubind__runtime_offsets[113]);
+    cudaError_t cubind_status = cubind_fn(levelArray, mipmappedArray, level);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 113, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy3D_fn)(const struct cudaMemcpy3DParms *p);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy3_d. */
 static cudaError_t call_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__resolve(&cubind__runtime_symbols.table, 114, &cubind_unavailable);
+    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__resolve(&cubind__runtime_symbols.table, 114, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy3D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8348,34 +8239,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3D(const struct cudaMemcpy3DParm
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy3D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy3D(p);
-    return call_cudaMemcpy3D(p);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy3D(p) : call_cudaMemcpy3D(p);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
 {
-    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__cached(&cubind__runtime_slots[114]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy3D(p);
-    cubind_status = cubind_fn(p);
+    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3D, &cubind__runtime_offsets[114]);
+    cudaError_t cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 114, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy3DPeer_fn)(const struct cudaMemcpy3DPeerParms *p);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy3_d_peer. */
 static cudaError_t call_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__resolve(&cubind__runtime_symbols.table, 115, &cubind_unavailable);
+    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__resolve(&cubind__runtime_symbols.table, 115, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy3DPeer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8401,34 +8291,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeer(const struct cudaMemcpy3D
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy3DPeer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy3DPeer(p);
-    return call_cudaMemcpy3DPeer(p);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy3DPeer(p) : call_cudaMemcpy3DPeer(p);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
 {
-    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__cached(&cubind__runtime_slots[115]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy3DPeer(p);
-    cubind_status = cubind_fn(p);
+    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DPeer, &cubind__runtime_offsets[115]);
+    cudaError_t cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 115, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy3DAsync_fn)(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy3_d_async. */
 static cudaError_t call_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 116, &cubind_unavailable);
+    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 116, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy3DAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8455,34 +8344,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DAsync(const struct cudaMemcpy3
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy3DAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy3DAsync(p, stream);
-    return call_cudaMemcpy3DAsync(p, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy3DAsync(p, stream) : call_cudaMemcpy3DAsync(p, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__cached(&cubind__runtime_slots[116]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy3DAsync(p, stream);
-    cubind_status = cubind_fn(p, stream);
+    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DAsync, &cubind__runtime_offsets[116]);
+    cudaError_t cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 116, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy3DPeerAsync_fn)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy3_d_peer_async. */
 static cudaError_t call_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 117, &cubind_unavailable);
+    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 117, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy3DPeerAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8509,34 +8397,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeerAsync(const struct cudaMem
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy3DPeerAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy3DPeerAsync(p, stream);
-    return call_cudaMemcpy3DPeerAsync(p, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy3DPeerAsync(p, stream) : call_cudaMemcpy3DPeerAsync(p, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__cached(&cubind__runtime_slots[117]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy3DPeerAsync(p, stream);
-    cubind_status = cubind_fn(p, stream);
+    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DPeerAsync, &cubind__runtime_offsets[117]);
+    cudaError_t cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 117, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemGetInfo_fn)(size_t *free, size_t *total);
+static CUBIND_COLD cudaError_t slow_cudaMemGetInfo(size_t *free, size_t *total);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_get_info. */
 static cudaError_t call_cudaMemGetInfo(size_t *free, size_t *total)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 118, &cubind_unavailable);
+    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 118, &cubind_unavailable, (cubind__fnptr)slow_cudaMemGetInfo);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8563,34 +8450,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemGetInfo(size_t *free, size_t *total
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemGetInfo is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemGetInfo(size_t *free, size_t *total)
 {
-    if (cubind__tracing())
-        return traced_cudaMemGetInfo(free, total);
-    return call_cudaMemGetInfo(free, total);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemGetInfo(free, total) : call_cudaMemGetInfo(free, total);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
 {
-    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__cached(&cubind__runtime_slots[118]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemGetInfo(free, total);
-    cubind_status = cubind_fn(free, total);
+    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__target((cubind__fnptr)slow_cudaMemGetInfo, &cubind__runtime_offsets[118]);
+    cudaError_t cubind_status = cubind_fn(free, total);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 118, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaArrayGetInfo_fn)(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array);
+static CUBIND_COLD cudaError_t slow_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_array_get_info. */
 static cudaError_t call_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 119, &cubind_unavailable);
+    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__resolve(&cubind__runtime_symbols.table, 119, &cubind_unavailable, (cubind__fnptr)slow_cudaArrayGetInfo);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8619,34 +8505,33 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetInfo(struct cudaChannelFormatD
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaArrayGetInfo is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    if (cubind__tracing())
-        return traced_cudaArrayGetInfo(desc, extent, flags, array);
-    return call_cudaArrayGetInfo(desc, extent, flags, array);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaArrayGetInfo(desc, extent, flags, array) : call_cudaArrayGetInfo(desc, extent, flags, array);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__cached(&cubind__runtime_slots[119]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaArrayGetInfo(desc, extent, flags, array);
-    cubind_status = cubind_fn(desc, extent, flags, array);
+    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetInfo, &cubind__runtime_offsets[119]);
+    cudaError_t cubind_status = cubind_fn(desc, extent, flags, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 119, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaArrayGetPlane_fn)(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx);
+static CUBIND_COLD cudaError_t slow_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_array_get_plane. */
 static cudaError_t call_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__resolve(&cubind__runtime_symbols.table, 120, &cubind_unavailable);
+    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__resolve(&cubind__runtime_symbols.table, 120, &cubind_unavailable, (cubind__fnptr)slow_cudaArrayGetPlane);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8674,34 +8559,33 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetPlane(cudaArray_t *pPlaneArray
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaArrayGetPlane is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    if (cubind__tracing())
-        return traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    return call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx) : call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__cached(&cubind__runtime_slots[120]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
+    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetPlane, &cubind__runtime_offsets[120]);
+    cudaError_t cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 120, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaArrayGetMemoryRequirements_fn)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device);
+static CUBIND_COLD cudaError_t slow_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_array_get_memory_requirements. */
 static cudaError_t call_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__resolve(&cubind__runtime_symbols.table, 121, &cubind_unavailable);
+    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__resolve(&cubind__runtime_symbols.table, 121, &cubind_unavailable, (cubind__fnptr)slow_cudaArrayGetMemoryRequirements);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8729,34 +8613,33 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetMemoryRequirements(struct cuda
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaArrayGetMemoryRequirements is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
-    return call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device) : call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__cached(&cubind__runtime_slots[121]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
-    cubind_status = cubind_fn(memoryRequirements, array, device);
+    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetMemoryRequirements, &cubind__runtime_offsets[121]);
+    cudaError_t cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 121, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMipmappedArrayGetMemoryRequirements_fn)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device);
+static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mipmapped_array_get_memory_requirements. */
 static cudaError_t call_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__resolve(&cubind__runtime_symbols.table, 122, &cubind_unavailable);
+    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__resolve(&cubind__runtime_symbols.table, 122, &cubind_unavailable, (cubind__fnptr)slow_cudaMipmappedArrayGetMemoryRequirements);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8784,34 +8667,33 @@ static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetMemoryRequirements(st
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMipmappedArrayGetMemoryRequirements is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    return call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) : call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__cached(&cubind__runtime_slots[122]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    cubind_status = cubind_fn(memoryRequirements, mipmap, device);
+    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cudaMipmappedArrayGetMemoryRequirements, &cubind__runtime_offsets[122]);
+    cudaError_t cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 122, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaArrayGetSparseProperties_fn)(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array);
+static CUBIND_COLD cudaError_t slow_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_array_get_sparse_properties. */
 static cudaError_t call_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__resolve(&cubind__runtime_symbols.table, 123, &cubind_unavailable);
+    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__resolve(&cubind__runtime_symbols.table, 123, &cubind_unavailable, (cubind__fnptr)slow_cudaArrayGetSparseProperties);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8838,34 +8720,33 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetSparseProperties(struct cudaAr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaArrayGetSparseProperties is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    if (cubind__tracing())
-        return traced_cudaArrayGetSparseProperties(sparseProperties, array);
-    return call_cudaArrayGetSparseProperties(sparseProperties, array);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaArrayGetSparseProperties(sparseProperties, array) : call_cudaArrayGetSparseProperties(sparseProperties, array);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__cached(&cubind__runtime_slots[123]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaArrayGetSparseProperties(sparseProperties, array);
-    cubind_status = cubind_fn(sparseProperties, array);
+    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetSparseProperties, &cubind__runtime_offsets[123]);
+    cudaError_t cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 123, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMipmappedArrayGetSparseProperties_fn)(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap);
+static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mipmapped_array_get_sparse_properties. */
 static cudaError_t call_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__resolve(&cubind__runtime_symbols.table, 124, &cubind_unavailable);
+    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__resolve(&cubind__runtime_symbols.table, 124, &cubind_unavailable, (cubind__fnptr)slow_cudaMipmappedArrayGetSparseProperties);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8892,34 +8773,33 @@ static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetSparseProperties(stru
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMipmappedArrayGetSparseProperties is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    if (cubind__tracing())
-        return traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    return call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap) : call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__cached(&cubind__runtime_slots[124]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    cubind_status = cubind_fn(sparseProperties, mipmap);
+    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cudaMipmappedArrayGetSparseProperties, &cubind__runtime_offsets[124]);
+    cudaError_t cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 124, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy. */
 static cudaError_t call_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__resolve(&cubind__runtime_symbols.table, 125, &cubind_unavailable);
+    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__resolve(&cubind__runtime_symbols.table, 125, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -8948,34 +8828,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy(void *dst, const void *src, siz
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy(dst, src, count, kind);
-    return call_cudaMemcpy(dst, src, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy(dst, src, count, kind) : call_cudaMemcpy(dst, src, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__cached(&cubind__runtime_slots[125]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy(dst, src, count, kind);
-    cubind_status = cubind_fn(dst, src, count, kind);
+    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy, &cubind__runtime_offsets[125]);
+    cudaError_t cubind_status = cubind_fn(dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 125, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyPeer_fn)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_peer. */
 static cudaError_t call_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__resolve(&cubind__runtime_symbols.table, 126, &cubind_unavailable);
+    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__resolve(&cubind__runtime_symbols.table, 126, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyPeer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9005,34 +8884,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyPeer(void *dst, int dstDevice, c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyPeer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-    return call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__cached(&cubind__runtime_slots[126]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-    cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
+    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyPeer, &cubind__runtime_offsets[126]);
+    cudaError_t cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 126, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2D_fn)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d. */
 static cudaError_t call_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__resolve(&cubind__runtime_symbols.table, 127, &cubind_unavailable);
+    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__resolve(&cubind__runtime_symbols.table, 127, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9064,34 +8942,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2D(void *dst, size_t dpitch, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-    return call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__cached(&cubind__runtime_slots[127]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-    cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
+    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2D, &cubind__runtime_offsets[127]);
+    cudaError_t cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 127, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2DToArray_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d_to_array. */
 static cudaError_t call_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 128, &cubind_unavailable);
+    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 128, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2DToArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9124,34 +9001,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArray(cudaArray_t dst, size_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2DToArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    return call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind) : call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__cached(&cubind__runtime_slots[128]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DToArray, &cubind__runtime_offsets[128]);
+    cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 128, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2DFromArray_fn)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d_from_array. */
 static cudaError_t call_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 129, &cubind_unavailable);
+    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 129, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2DFromArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9184,34 +9060,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArray(void *dst, size_t dp
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2DFromArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    return call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind) : call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__cached(&cubind__runtime_slots[129]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DFromArray, &cubind__runtime_offsets[129]);
+    cudaError_t cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 129, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2DArrayToArray_fn)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d_array_to_array. */
 static cudaError_t call_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 130, &cubind_unavailable);
+    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 130, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2DArrayToArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9245,34 +9120,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DArrayToArray(cudaArray_t dst, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2DArrayToArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    return call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__cached(&cubind__runtime_slots[130]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DArrayToArray, &cubind__runtime_offsets[130]);
+    cudaError_t cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 130, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyToSymbol_fn)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_to_symbol. */
 static cudaError_t call_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 131, &cubind_unavailable);
+    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 131, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyToSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9302,34 +9176,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbol(const void *symbol, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyToSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
-    return call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind) : call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__cached(&cubind__runtime_slots[131]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
-    cubind_status = cubind_fn(symbol, src, count, offset, kind);
+    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToSymbol, &cubind__runtime_offsets[131]);
+    cudaError_t cubind_status = cubind_fn(symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 131, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyFromSymbol_fn)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_from_symbol. */
 static cudaError_t call_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 132, &cubind_unavailable);
+    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 132, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyFromSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9359,34 +9232,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbol(void *dst, const void
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyFromSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-    return call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) : call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__cached(&cubind__runtime_slots[132]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-    cubind_status = cubind_fn(dst, symbol, count, offset, kind);
+    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromSymbol, &cubind__runtime_offsets[132]);
+    cudaError_t cubind_status = cubind_fn(dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 132, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyAsync_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_async. */
 static cudaError_t call_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 133, &cubind_unavailable);
+    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 133, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9416,34 +9288,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyAsync(void *dst, const void *src
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyAsync(dst, src, count, kind, stream);
-    return call_cudaMemcpyAsync(dst, src, count, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyAsync(dst, src, count, kind, stream) : call_cudaMemcpyAsync(dst, src, count, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__cached(&cubind__runtime_slots[133]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyAsync(dst, src, count, kind, stream);
-    cubind_status = cubind_fn(dst, src, count, kind, stream);
+    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyAsync, &cubind__runtime_offsets[133]);
+    cudaError_t cubind_status = cubind_fn(dst, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 133, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyPeerAsync_fn)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_peer_async. */
 static cudaError_t call_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 134, &cubind_unavailable);
+    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 134, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyPeerAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9474,34 +9345,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyPeerAsync(void *dst, int dstDevi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyPeerAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-    return call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
-    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__cached(&cubind__runtime_slots[134]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-    cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
+    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyPeerAsync, &cubind__runtime_offsets[134]);
+    cudaError_t cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 134, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyBatchAsync_fn)(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_batch_async. */
 static cudaError_t call_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 135, &cubind_unavailable);
+    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 135, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyBatchAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9534,34 +9404,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyBatchAsync(void *const *dsts, co
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyBatchAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    return call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream) : call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
-    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__cached(&cubind__runtime_slots[135]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyBatchAsync, &cubind__runtime_offsets[135]);
+    cudaError_t cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 135, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy3DBatchAsync_fn)(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy3_d_batch_async. */
 static cudaError_t call_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 136, &cubind_unavailable);
+    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 136, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy3DBatchAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9590,34 +9459,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DBatchAsync(size_t numOps, stru
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy3DBatchAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
-    return call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream) : call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__cached(&cubind__runtime_slots[136]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
-    cubind_status = cubind_fn(numOps, opList, flags, stream);
+    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DBatchAsync, &cubind__runtime_offsets[136]);
+    cudaError_t cubind_status = cubind_fn(numOps, opList, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 136, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2DAsync_fn)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d_async. */
 static cudaError_t call_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 137, &cubind_unavailable);
+    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 137, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2DAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9650,34 +9518,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DAsync(void *dst, size_t dpitch
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2DAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-    return call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__cached(&cubind__runtime_slots[137]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-    cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
+    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DAsync, &cubind__runtime_offsets[137]);
+    cudaError_t cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 137, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2DToArrayAsync_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d_to_array_async. */
 static cudaError_t call_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 138, &cubind_unavailable);
+    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 138, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2DToArrayAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9711,34 +9578,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArrayAsync(cudaArray_t dst, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2DToArrayAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    return call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__cached(&cubind__runtime_slots[138]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DToArrayAsync, &cubind__runtime_offsets[138]);
+    cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 138, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpy2DFromArrayAsync_fn)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy2_d_from_array_async. */
 static cudaError_t call_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 139, &cubind_unavailable);
+    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 139, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpy2DFromArrayAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9772,34 +9638,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArrayAsync(void *dst, size
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpy2DFromArrayAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    return call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__cached(&cubind__runtime_slots[139]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DFromArrayAsync, &cubind__runtime_offsets[139]);
+    cudaError_t cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 139, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyToSymbolAsync_fn)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_to_symbol_async. */
 static cudaError_t call_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 140, &cubind_unavailable);
+    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 140, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyToSymbolAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9830,34 +9695,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbolAsync(const void *symbol
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyToSymbolAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
-    return call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) : call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__cached(&cubind__runtime_slots[140]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
-    cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
+    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToSymbolAsync, &cubind__runtime_offsets[140]);
+    cudaError_t cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 140, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyFromSymbolAsync_fn)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_from_symbol_async. */
 static cudaError_t call_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 141, &cubind_unavailable);
+    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 141, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyFromSymbolAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9888,34 +9752,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbolAsync(void *dst, const
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyFromSymbolAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
-    return call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) : call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__cached(&cubind__runtime_slots[141]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
-    cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
+    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromSymbolAsync, &cubind__runtime_offsets[141]);
+    cudaError_t cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 141, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemset_fn)(void *devPtr, int value, size_t count);
+static CUBIND_COLD cudaError_t slow_cudaMemset(void *devPtr, int value, size_t count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memset. */
 static cudaError_t call_cudaMemset(void *devPtr, int value, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__resolve(&cubind__runtime_symbols.table, 142, &cubind_unavailable);
+    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__resolve(&cubind__runtime_symbols.table, 142, &cubind_unavailable, (cubind__fnptr)slow_cudaMemset);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -9943,34 +9806,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemset(void *devPtr, int value, size_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemset is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemset(void *devPtr, int value, size_t count)
 {
-    if (cubind__tracing())
-        return traced_cudaMemset(devPtr, value, count);
-    return call_cudaMemset(devPtr, value, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemset(devPtr, value, count) : call_cudaMemset(devPtr, value, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
 {
-    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__cached(&cubind__runtime_slots[142]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemset(devPtr, value, count);
-    cubind_status = cubind_fn(devPtr, value, count);
+    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__target((cubind__fnptr)slow_cudaMemset, &cubind__runtime_offsets[142]);
+    cudaError_t cubind_status = cubind_fn(devPtr, value, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 142, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemset2D_fn)(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+static CUBIND_COLD cudaError_t slow_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memset2_d. */
 static cudaError_t call_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__resolve(&cubind__runtime_symbols.table, 143, &cubind_unavailable);
+    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__resolve(&cubind__runtime_symbols.table, 143, &cubind_unavailable, (cubind__fnptr)slow_cudaMemset2D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10000,34 +9862,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemset2D(void *devPtr, size_t pitch, i
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemset2D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    if (cubind__tracing())
-        return traced_cudaMemset2D(devPtr, pitch, value, width, height);
-    return call_cudaMemset2D(devPtr, pitch, value, width, height);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemset2D(devPtr, pitch, value, width, height) : call_cudaMemset2D(devPtr, pitch, value, width, height);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__cached(&cubind__runtime_slots[143]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemset2D(devPtr, pitch, value, width, height);
-    cubind_status = cubind_fn(devPtr, pitch, value, width, height);
+    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__target((cubind__fnptr)slow_cudaMemset2D, &cubind__runtime_offsets[143]);
+    cudaError_t cubind_status = cubind_fn(devPtr, pitch, value, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 143, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemset3D_fn)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
+static CUBIND_COLD cudaError_t slow_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memset3_d. */
 static cudaError_t call_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__resolve(&cubind__runtime_symbols.table, 144, &cubind_unavailable);
+    cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__resolve(&cubind__runtime_symbols.table, 144, &cubind_unavailable, (cubind__fnptr)slow_cudaMemset3D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10055,34 +9916,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemset3D(struct cudaPitchedPtr pitched
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemset3D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
-    if (cubind__tracing())
-        return traced_cudaMemset3D(pitchedDevPtr, value, extent);
-    return call_cudaMemset3D(pitchedDevPtr, value, extent);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemset3D(pitchedDevPtr, value, extent) : call_cudaMemset3D(pitchedDevPtr, value, extent);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
-    cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__cached(&cubind__runtime_slots[144]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemset3D(pitchedDevPtr, value, extent);
-    cubind_status = cubind_fn(pitchedDevPtr, value, extent);
+    cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__target((cubind__fnptr)slow_cudaMemset3D, &cubind__runtime_offsets[144]);
+    cudaError_t cubind_status = cubind_fn(pitchedDevPtr, value, extent);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 144, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemsetAsync_fn)(void *devPtr, int value, size_t count, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memset_async. */
 static cudaError_t call_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 145, &cubind_unavailable);
+    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 145, &cubind_unavailable, (cubind__fnptr)slow_cudaMemsetAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10111,34 +9971,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemsetAsync(void *devPtr, int value, s
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemsetAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemsetAsync(devPtr, value, count, stream);
-    return call_cudaMemsetAsync(devPtr, value, count, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemsetAsync(devPtr, value, count, stream) : call_cudaMemsetAsync(devPtr, value, count, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__cached(&cubind__runtime_slots[145]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemsetAsync(devPtr, value, count, stream);
-    cubind_status = cubind_fn(devPtr, value, count, stream);
+    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemsetAsync, &cubind__runtime_offsets[145]);
+    cudaError_t cubind_status = cubind_fn(devPtr, value, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 145, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemset2DAsync_fn)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memset2_d_async. */
 static cudaError_t call_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 146, &cubind_unavailable);
+    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 146, &cubind_unavailable, (cubind__fnptr)slow_cudaMemset2DAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10169,34 +10028,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemset2DAsync(void *devPtr, size_t pit
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemset2DAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-    return call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
-    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__cached(&cubind__runtime_slots[146]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-    cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
+    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemset2DAsync, &cubind__runtime_offsets[146]);
+    cudaError_t cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 146, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemset3DAsync_fn)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memset3_d_async. */
 static cudaError_t call_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 147, &cubind_unavailable);
+    cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 147, &cubind_unavailable, (cubind__fnptr)slow_cudaMemset3DAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10225,34 +10083,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemset3DAsync(struct cudaPitchedPtr pi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemset3DAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
-    return call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
-    cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__cached(&cubind__runtime_slots[147]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
-    cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
+    cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemset3DAsync, &cubind__runtime_offsets[147]);
+    cudaError_t cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 147, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetSymbolAddress_fn)(void **devPtr, const void *symbol);
+static CUBIND_COLD cudaError_t slow_cudaGetSymbolAddress(void **devPtr, const void *symbol);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_symbol_address. */
 static cudaError_t call_cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__resolve(&cubind__runtime_symbols.table, 148, &cubind_unavailable);
+    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__resolve(&cubind__runtime_symbols.table, 148, &cubind_unavailable, (cubind__fnptr)slow_cudaGetSymbolAddress);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10279,34 +10136,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetSymbolAddress(void **devPtr, const 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetSymbolAddress is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
-    if (cubind__tracing())
-        return traced_cudaGetSymbolAddress(devPtr, symbol);
-    return call_cudaGetSymbolAddress(devPtr, symbol);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetSymbolAddress(devPtr, symbol) : call_cudaGetSymbolAddress(devPtr, symbol);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
 {
-    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__cached(&cubind__runtime_slots[148]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetSymbolAddress(devPtr, symbol);
-    cubind_status = cubind_fn(devPtr, symbol);
+    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__target((cubind__fnptr)slow_cudaGetSymbolAddress, &cubind__runtime_offsets[148]);
+    cudaError_t cubind_status = cubind_fn(devPtr, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 148, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetSymbolSize_fn)(size_t *size, const void *symbol);
+static CUBIND_COLD cudaError_t slow_cudaGetSymbolSize(size_t *size, const void *symbol);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_symbol_size. */
 static cudaError_t call_cudaGetSymbolSize(size_t *size, const void *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__resolve(&cubind__runtime_symbols.table, 149, &cubind_unavailable);
+    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__resolve(&cubind__runtime_symbols.table, 149, &cubind_unavailable, (cubind__fnptr)slow_cudaGetSymbolSize);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10333,34 +10189,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetSymbolSize(size_t *size, const void
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetSymbolSize is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetSymbolSize(size_t *size, const void *symbol)
 {
-    if (cubind__tracing())
-        return traced_cudaGetSymbolSize(size, symbol);
-    return call_cudaGetSymbolSize(size, symbol);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetSymbolSize(size, symbol) : call_cudaGetSymbolSize(size, symbol);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
 {
-    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__cached(&cubind__runtime_slots[149]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetSymbolSize(size, symbol);
-    cubind_status = cubind_fn(size, symbol);
+    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__target((cubind__fnptr)slow_cudaGetSymbolSize, &cubind__runtime_offsets[149]);
+    cudaError_t cubind_status = cubind_fn(size, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 149, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPrefetchAsync_fn)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_prefetch_async. */
 static cudaError_t call_cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 150, &cubind_unavailable);
+    cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 150, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPrefetchAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10390,34 +10245,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPrefetchAsync(const void *devPtr, s
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPrefetchAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
-    return call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPrefetchAsync(devPtr, count, location, flags, stream) : call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
-    cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__cached(&cubind__runtime_slots[150]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
-    cubind_status = cubind_fn(devPtr, count, location, flags, stream);
+    cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemPrefetchAsync, &cubind__runtime_offsets[150]);
+    cudaError_t cubind_status = cubind_fn(devPtr, count, location, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 150, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPrefetchBatchAsync_fn)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_prefetch_batch_async. */
 static cudaError_t call_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 151, &cubind_unavailable);
+    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 151, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPrefetchBatchAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10450,34 +10304,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPrefetchBatchAsync(void **dptrs, si
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPrefetchBatchAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    return call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream) : call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__cached(&cubind__runtime_slots[151]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemPrefetchBatchAsync, &cubind__runtime_offsets[151]);
+    cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 151, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemDiscardBatchAsync_fn)(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_discard_batch_async. */
 static cudaError_t call_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 152, &cubind_unavailable);
+    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 152, &cubind_unavailable, (cubind__fnptr)slow_cudaMemDiscardBatchAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10507,34 +10360,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemDiscardBatchAsync(void **dptrs, siz
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemDiscardBatchAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
-    return call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream) : call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__cached(&cubind__runtime_slots[152]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
-    cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
+    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemDiscardBatchAsync, &cubind__runtime_offsets[152]);
+    cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 152, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_discard_and_prefetch_batch_async. */
 static cudaError_t call_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 153, &cubind_unavailable);
+    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 153, &cubind_unavailable, (cubind__fnptr)slow_cudaMemDiscardAndPrefetchBatchAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10567,34 +10419,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemDiscardAndPrefetchBatchAsync(void *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemDiscardAndPrefetchBatchAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    return call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream) : call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__cached(&cubind__runtime_slots[153]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemDiscardAndPrefetchBatchAsync, &cubind__runtime_offsets[153]);
+    cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 153, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemAdvise_fn)(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
+static CUBIND_COLD cudaError_t slow_cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_advise. */
 static cudaError_t call_cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__resolve(&cubind__runtime_symbols.table, 154, &cubind_unavailable);
+    cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__resolve(&cubind__runtime_symbols.table, 154, &cubind_unavailable, (cubind__fnptr)slow_cudaMemAdvise);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10623,34 +10474,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemAdvise(const void *devPtr, size_t c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemAdvise is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
-    if (cubind__tracing())
-        return traced_cudaMemAdvise(devPtr, count, advice, location);
-    return call_cudaMemAdvise(devPtr, count, advice, location);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemAdvise(devPtr, count, advice, location) : call_cudaMemAdvise(devPtr, count, advice, location);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
-    cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__cached(&cubind__runtime_slots[154]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemAdvise(devPtr, count, advice, location);
-    cubind_status = cubind_fn(devPtr, count, advice, location);
+    cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__target((cubind__fnptr)slow_cudaMemAdvise, &cubind__runtime_offsets[154]);
+    cudaError_t cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 154, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemRangeGetAttribute_fn)(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count);
+static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_range_get_attribute. */
 static cudaError_t call_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 155, &cubind_unavailable);
+    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 155, &cubind_unavailable, (cubind__fnptr)slow_cudaMemRangeGetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10680,34 +10530,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttribute(void *data, size_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemRangeGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
-    if (cubind__tracing())
-        return traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    return call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
-    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__cached(&cubind__runtime_slots[155]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
+    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemRangeGetAttribute, &cubind__runtime_offsets[155]);
+    cudaError_t cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 155, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemRangeGetAttributes_fn)(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count);
+static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_range_get_attributes. */
 static cudaError_t call_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 156, &cubind_unavailable);
+    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 156, &cubind_unavailable, (cubind__fnptr)slow_cudaMemRangeGetAttributes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10738,34 +10587,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttributes(void **data, siz
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemRangeGetAttributes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
-    if (cubind__tracing())
-        return traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    return call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
-    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__cached(&cubind__runtime_slots[156]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
+    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaMemRangeGetAttributes, &cubind__runtime_offsets[156]);
+    cudaError_t cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 156, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyToArray_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_to_array. */
 static cudaError_t call_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 157, &cubind_unavailable);
+    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 157, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyToArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10796,34 +10644,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToArray(cudaArray_t dst, size_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyToArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
-    return call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind) : call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__cached(&cubind__runtime_slots[157]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
-    cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
+    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToArray, &cubind__runtime_offsets[157]);
+    cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 157, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyFromArray_fn)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_from_array. */
 static cudaError_t call_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 158, &cubind_unavailable);
+    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 158, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyFromArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10854,34 +10701,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArray(void *dst, cudaArray_c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyFromArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
-    return call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind) : call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__cached(&cubind__runtime_slots[158]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
-    cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
+    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromArray, &cubind__runtime_offsets[158]);
+    cudaError_t cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 158, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyArrayToArray_fn)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_array_to_array. */
 static cudaError_t call_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 159, &cubind_unavailable);
+    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 159, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyArrayToArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10914,34 +10760,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyArrayToArray(cudaArray_t dst, si
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyArrayToArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    return call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__cached(&cubind__runtime_slots[159]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyArrayToArray, &cubind__runtime_offsets[159]);
+    cudaError_t cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 159, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyToArrayAsync_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_to_array_async. */
 static cudaError_t call_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 160, &cubind_unavailable);
+    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 160, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyToArrayAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -10973,34 +10818,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToArrayAsync(cudaArray_t dst, si
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyToArrayAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
-    return call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream) : call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__cached(&cubind__runtime_slots[160]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
-    cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
+    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToArrayAsync, &cubind__runtime_offsets[160]);
+    cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 160, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemcpyFromArrayAsync_fn)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_memcpy_from_array_async. */
 static cudaError_t call_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 161, &cubind_unavailable);
+    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 161, &cubind_unavailable, (cubind__fnptr)slow_cudaMemcpyFromArrayAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11032,34 +10876,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArrayAsync(void *dst, cudaAr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemcpyFromArrayAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
-    return call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream) : call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__cached(&cubind__runtime_slots[161]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
-    cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
+    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromArrayAsync, &cubind__runtime_offsets[161]);
+    cudaError_t cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 161, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocAsync_fn)(void **devPtr, size_t size, cudaStream_t hStream);
+static CUBIND_COLD cudaError_t slow_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_async. */
 static cudaError_t call_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 162, &cubind_unavailable);
+    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 162, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11087,34 +10930,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocAsync(void **devPtr, size_t size
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocAsync(devPtr, size, hStream);
-    return call_cudaMallocAsync(devPtr, size, hStream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocAsync(devPtr, size, hStream) : call_cudaMallocAsync(devPtr, size, hStream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__cached(&cubind__runtime_slots[162]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocAsync(devPtr, size, hStream);
-    cubind_status = cubind_fn(devPtr, size, hStream);
+    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__target((cubind__fnptr)slow_cudaMallocAsync, &cubind__runtime_offsets[162]);
+    cudaError_t cubind_status = cubind_fn(devPtr, size, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 162, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaFreeAsync_fn)(void *devPtr, cudaStream_t hStream);
+static CUBIND_COLD cudaError_t slow_cudaFreeAsync(void *devPtr, cudaStream_t hStream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_free_async. */
 static cudaError_t call_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 163, &cubind_unavailable);
+    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 163, &cubind_unavailable, (cubind__fnptr)slow_cudaFreeAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11141,34 +10983,33 @@ static CUBIND_COLD cudaError_t traced_cudaFreeAsync(void *devPtr, cudaStream_t h
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaFreeAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
-    if (cubind__tracing())
-        return traced_cudaFreeAsync(devPtr, hStream);
-    return call_cudaFreeAsync(devPtr, hStream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaFreeAsync(devPtr, hStream) : call_cudaFreeAsync(devPtr, hStream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
 {
-    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__cached(&cubind__runtime_slots[163]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaFreeAsync(devPtr, hStream);
-    cubind_status = cubind_fn(devPtr, hStream);
+    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__target((cubind__fnptr)slow_cudaFreeAsync, &cubind__runtime_offsets[163]);
+    cudaError_t cubind_status = cubind_fn(devPtr, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 163, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolTrimTo_fn)(cudaMemPool_t memPool, size_t minBytesToKeep);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_trim_to. */
 static cudaError_t call_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__resolve(&cubind__runtime_symbols.table, 164, &cubind_unavailable);
+    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__resolve(&cubind__runtime_symbols.table, 164, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolTrimTo);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11195,34 +11036,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolTrimTo(cudaMemPool_t memPool, s
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolTrimTo is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolTrimTo(memPool, minBytesToKeep);
-    return call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolTrimTo(memPool, minBytesToKeep) : call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__cached(&cubind__runtime_slots[164]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolTrimTo(memPool, minBytesToKeep);
-    cubind_status = cubind_fn(memPool, minBytesToKeep);
+    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolTrimTo, &cubind__runtime_offsets[164]);
+    cudaError_t cubind_status = cubind_fn(memPool, minBytesToKeep);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 164, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolSetAttribute_fn)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_set_attribute. */
 static cudaError_t call_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 165, &cubind_unavailable);
+    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 165, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolSetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11250,34 +11090,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAttribute(cudaMemPool_t memP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolSetAttribute(memPool, attr, value);
-    return call_cudaMemPoolSetAttribute(memPool, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolSetAttribute(memPool, attr, value) : call_cudaMemPoolSetAttribute(memPool, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__cached(&cubind__runtime_slots[165]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolSetAttribute(memPool, attr, value);
-    cubind_status = cubind_fn(memPool, attr, value);
+    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolSetAttribute, &cubind__runtime_offsets[165]);
+    cudaError_t cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 165, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolGetAttribute_fn)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_get_attribute. */
 static cudaError_t call_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 166, &cubind_unavailable);
+    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 166, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolGetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11305,34 +11144,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAttribute(cudaMemPool_t memP
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolGetAttribute(memPool, attr, value);
-    return call_cudaMemPoolGetAttribute(memPool, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolGetAttribute(memPool, attr, value) : call_cudaMemPoolGetAttribute(memPool, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__cached(&cubind__runtime_slots[166]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolGetAttribute(memPool, attr, value);
-    cubind_status = cubind_fn(memPool, attr, value);
+    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolGetAttribute, &cubind__runtime_offsets[166]);
+    cudaError_t cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 166, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolSetAccess_fn)(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_set_access. */
 static cudaError_t call_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 167, &cubind_unavailable);
+    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 167, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolSetAccess);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11360,34 +11198,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAccess(cudaMemPool_t memPool
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolSetAccess is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolSetAccess(memPool, descList, count);
-    return call_cudaMemPoolSetAccess(memPool, descList, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolSetAccess(memPool, descList, count) : call_cudaMemPoolSetAccess(memPool, descList, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
-    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__cached(&cubind__runtime_slots[167]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolSetAccess(memPool, descList, count);
-    cubind_status = cubind_fn(memPool, descList, count);
+    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolSetAccess, &cubind__runtime_offsets[167]);
+    cudaError_t cubind_status = cubind_fn(memPool, descList, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 167, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolGetAccess_fn)(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_get_access. */
 static cudaError_t call_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 168, &cubind_unavailable);
+    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 168, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolGetAccess);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11415,34 +11252,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAccess(enum cudaMemAccessFla
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolGetAccess is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolGetAccess(flags, memPool, location);
-    return call_cudaMemPoolGetAccess(flags, memPool, location);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolGetAccess(flags, memPool, location) : call_cudaMemPoolGetAccess(flags, memPool, location);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
-    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__cached(&cubind__runtime_slots[168]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolGetAccess(flags, memPool, location);
-    cubind_status = cubind_fn(flags, memPool, location);
+    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolGetAccess, &cubind__runtime_offsets[168]);
+    cudaError_t cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 168, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolCreate_fn)(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_create. */
 static cudaError_t call_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 169, &cubind_unavailable);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 169, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolCreate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11469,34 +11305,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolCreate(cudaMemPool_t *memPool, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolCreate(memPool, poolProps);
-    return call_cudaMemPoolCreate(memPool, poolProps);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolCreate(memPool, poolProps) : call_cudaMemPoolCreate(memPool, poolProps);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__cached(&cubind__runtime_slots[169]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolCreate(memPool, poolProps);
-    cubind_status = cubind_fn(memPool, poolProps);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolCreate, &cubind__runtime_offsets[169]);
+    cudaError_t cubind_status = cubind_fn(memPool, poolProps);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 169, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolDestroy_fn)(cudaMemPool_t memPool);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolDestroy(cudaMemPool_t memPool);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_destroy. */
 static cudaError_t call_cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 170, &cubind_unavailable);
+    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 170, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolDestroy);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11522,34 +11357,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolDestroy(cudaMemPool_t memPool)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolDestroy(memPool);
-    return call_cudaMemPoolDestroy(memPool);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolDestroy(memPool) : call_cudaMemPoolDestroy(memPool);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
 {
-    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__cached(&cubind__runtime_slots[170]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolDestroy(memPool);
-    cubind_status = cubind_fn(memPool);
+    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolDestroy, &cubind__runtime_offsets[170]);
+    cudaError_t cubind_status = cubind_fn(memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 170, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemGetDefaultMemPool_fn)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
+static CUBIND_COLD cudaError_t slow_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_get_default_mem_pool. */
 static cudaError_t call_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 171, &cubind_unavailable);
+    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 171, &cubind_unavailable, (cubind__fnptr)slow_cudaMemGetDefaultMemPool);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11577,34 +11411,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemGetDefaultMemPool(cudaMemPool_t *me
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemGetDefaultMemPool is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    if (cubind__tracing())
-        return traced_cudaMemGetDefaultMemPool(memPool, location, type);
-    return call_cudaMemGetDefaultMemPool(memPool, location, type);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemGetDefaultMemPool(memPool, location, type) : call_cudaMemGetDefaultMemPool(memPool, location, type);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__cached(&cubind__runtime_slots[171]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemGetDefaultMemPool(memPool, location, type);
-    cubind_status = cubind_fn(memPool, location, type);
+    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemGetDefaultMemPool, &cubind__runtime_offsets[171]);
+    cudaError_t cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 171, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemGetMemPool_fn)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
+static CUBIND_COLD cudaError_t slow_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_get_mem_pool. */
 static cudaError_t call_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 172, &cubind_unavailable);
+    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 172, &cubind_unavailable, (cubind__fnptr)slow_cudaMemGetMemPool);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11632,34 +11465,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemGetMemPool(cudaMemPool_t *memPool, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemGetMemPool is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    if (cubind__tracing())
-        return traced_cudaMemGetMemPool(memPool, location, type);
-    return call_cudaMemGetMemPool(memPool, location, type);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemGetMemPool(memPool, location, type) : call_cudaMemGetMemPool(memPool, location, type);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__cached(&cubind__runtime_slots[172]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemGetMemPool(memPool, location, type);
-    cubind_status = cubind_fn(memPool, location, type);
+    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemGetMemPool, &cubind__runtime_offsets[172]);
+    cudaError_t cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 172, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemSetMemPool_fn)(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool);
+static CUBIND_COLD cudaError_t slow_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_set_mem_pool. */
 static cudaError_t call_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 173, &cubind_unavailable);
+    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__resolve(&cubind__runtime_symbols.table, 173, &cubind_unavailable, (cubind__fnptr)slow_cudaMemSetMemPool);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11687,34 +11519,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemSetMemPool(struct cudaMemLocation *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemSetMemPool is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
-    if (cubind__tracing())
-        return traced_cudaMemSetMemPool(location, type, memPool);
-    return call_cudaMemSetMemPool(location, type, memPool);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemSetMemPool(location, type, memPool) : call_cudaMemSetMemPool(location, type, memPool);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
-    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__cached(&cubind__runtime_slots[173]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemSetMemPool(location, type, memPool);
-    cubind_status = cubind_fn(location, type, memPool);
+    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemSetMemPool, &cubind__runtime_offsets[173]);
+    cudaError_t cubind_status = cubind_fn(location, type, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 173, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMallocFromPoolAsync_fn)(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_malloc_from_pool_async. */
 static cudaError_t call_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 174, &cubind_unavailable);
+    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__resolve(&cubind__runtime_symbols.table, 174, &cubind_unavailable, (cubind__fnptr)slow_cudaMallocFromPoolAsync);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11743,34 +11574,33 @@ static CUBIND_COLD cudaError_t traced_cudaMallocFromPoolAsync(void **ptr, size_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMallocFromPoolAsync is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
-    return call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream) : call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__cached(&cubind__runtime_slots[174]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
-    cubind_status = cubind_fn(ptr, size, memPool, stream);
+    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMallocFromPoolAsync, &cubind__runtime_offsets[174]);
+    cudaError_t cubind_status = cubind_fn(ptr, size, memPool, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 174, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolExportToShareableHandle_fn)(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_export_to_shareable_handle. */
 static cudaError_t call_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 175, &cubind_unavailable);
+    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 175, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolExportToShareableHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11799,34 +11629,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolExportToShareableHandle(void *s
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolExportToShareableHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
-    return call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags) : call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__cached(&cubind__runtime_slots[175]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
-    cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
+    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolExportToShareableHandle, &cubind__runtime_offsets[175]);
+    cudaError_t cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 175, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolImportFromShareableHandle_fn)(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_import_from_shareable_handle. */
 static cudaError_t call_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 176, &cubind_unavailable);
+    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__resolve(&cubind__runtime_symbols.table, 176, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolImportFromShareableHandle);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11855,34 +11684,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolImportFromShareableHandle(cudaM
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolImportFromShareableHandle is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
-    return call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags) : call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__cached(&cubind__runtime_slots[176]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
-    cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
+    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolImportFromShareableHandle, &cubind__runtime_offsets[176]);
+    cudaError_t cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 176, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolExportPointer_fn)(struct cudaMemPoolPtrExportData *exportData, void *ptr);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_export_pointer. */
 static cudaError_t call_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 177, &cubind_unavailable);
+    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 177, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolExportPointer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11909,34 +11737,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolExportPointer(struct cudaMemPoo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolExportPointer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolExportPointer(exportData, ptr);
-    return call_cudaMemPoolExportPointer(exportData, ptr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolExportPointer(exportData, ptr) : call_cudaMemPoolExportPointer(exportData, ptr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__cached(&cubind__runtime_slots[177]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolExportPointer(exportData, ptr);
-    cubind_status = cubind_fn(exportData, ptr);
+    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolExportPointer, &cubind__runtime_offsets[177]);
+    cudaError_t cubind_status = cubind_fn(exportData, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 177, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaMemPoolImportPointer_fn)(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData);
+static CUBIND_COLD cudaError_t slow_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_mem_pool_import_pointer. */
 static cudaError_t call_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 178, &cubind_unavailable);
+    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 178, &cubind_unavailable, (cubind__fnptr)slow_cudaMemPoolImportPointer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -11964,34 +11791,33 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolImportPointer(void **ptr, cudaM
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaMemPoolImportPointer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
-    if (cubind__tracing())
-        return traced_cudaMemPoolImportPointer(ptr, memPool, exportData);
-    return call_cudaMemPoolImportPointer(ptr, memPool, exportData);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaMemPoolImportPointer(ptr, memPool, exportData) : call_cudaMemPoolImportPointer(ptr, memPool, exportData);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
-    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__cached(&cubind__runtime_slots[178]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaMemPoolImportPointer(ptr, memPool, exportData);
-    cubind_status = cubind_fn(ptr, memPool, exportData);
+    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolImportPointer, &cubind__runtime_offsets[178]);
+    cudaError_t cubind_status = cubind_fn(ptr, memPool, exportData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 178, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 178, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaPointerGetAttributes_fn)(struct cudaPointerAttributes *attributes, const void *ptr);
+static CUBIND_COLD cudaError_t slow_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_pointer_get_attributes. */
 static cudaError_t call_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 179, &cubind_unavailable);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 179, &cubind_unavailable, (cubind__fnptr)slow_cudaPointerGetAttributes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12018,34 +11844,33 @@ static CUBIND_COLD cudaError_t traced_cudaPointerGetAttributes(struct cudaPointe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaPointerGetAttributes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    if (cubind__tracing())
-        return traced_cudaPointerGetAttributes(attributes, ptr);
-    return call_cudaPointerGetAttributes(attributes, ptr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaPointerGetAttributes(attributes, ptr) : call_cudaPointerGetAttributes(attributes, ptr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__cached(&cubind__runtime_slots[179]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaPointerGetAttributes(attributes, ptr);
-    cubind_status = cubind_fn(attributes, ptr);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaPointerGetAttributes, &cubind__runtime_offsets[179]);
+    cudaError_t cubind_status = cubind_fn(attributes, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 179, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 179, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceCanAccessPeer_fn)(int *canAccessPeer, int device, int peerDevice);
+static CUBIND_COLD cudaError_t slow_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_can_access_peer. */
 static cudaError_t call_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__resolve(&cubind__runtime_symbols.table, 180, &cubind_unavailable);
+    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__resolve(&cubind__runtime_symbols.table, 180, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceCanAccessPeer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12073,34 +11898,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceCanAccessPeer(int *canAccessPeer
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceCanAccessPeer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
-    return call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device, int peerDevice)
 {
-    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__cached(&cubind__runtime_slots[180]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
-    cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
+    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__target((cubind__fnptr)slow_cudaDeviceCanAccessPeer, &cubind__runtime_offsets[180]);
+    cudaError_t cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 180, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 180, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceEnablePeerAccess_fn)(int peerDevice, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_enable_peer_access. */
 static cudaError_t call_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 181, &cubind_unavailable);
+    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 181, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceEnablePeerAccess);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12127,34 +11951,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceEnablePeerAccess(int peerDevice,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceEnablePeerAccess is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceEnablePeerAccess(peerDevice, flags);
-    return call_cudaDeviceEnablePeerAccess(peerDevice, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceEnablePeerAccess(peerDevice, flags) : call_cudaDeviceEnablePeerAccess(peerDevice, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned int flags)
 {
-    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__cached(&cubind__runtime_slots[181]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceEnablePeerAccess(peerDevice, flags);
-    cubind_status = cubind_fn(peerDevice, flags);
+    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cudaDeviceEnablePeerAccess, &cubind__runtime_offsets[181]);
+    cudaError_t cubind_status = cubind_fn(peerDevice, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 181, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 181, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceDisablePeerAccess_fn)(int peerDevice);
+static CUBIND_COLD cudaError_t slow_cudaDeviceDisablePeerAccess(int peerDevice);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_disable_peer_access. */
 static cudaError_t call_cudaDeviceDisablePeerAccess(int peerDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 182, &cubind_unavailable);
+    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__resolve(&cubind__runtime_symbols.table, 182, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceDisablePeerAccess);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12180,34 +12003,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceDisablePeerAccess(int peerDevice
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceDisablePeerAccess is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceDisablePeerAccess(int peerDevice)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceDisablePeerAccess(peerDevice);
-    return call_cudaDeviceDisablePeerAccess(peerDevice);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceDisablePeerAccess(peerDevice) : call_cudaDeviceDisablePeerAccess(peerDevice);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
 {
-    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__cached(&cubind__runtime_slots[182]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceDisablePeerAccess(peerDevice);
-    cubind_status = cubind_fn(peerDevice);
+    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cudaDeviceDisablePeerAccess, &cubind__runtime_offsets[182]);
+    cudaError_t cubind_status = cubind_fn(peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 182, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 182, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsUnregisterResource_fn)(cudaGraphicsResource_t resource);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_unregister_resource. */
 static cudaError_t call_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__resolve(&cubind__runtime_symbols.table, 183, &cubind_unavailable);
+    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__resolve(&cubind__runtime_symbols.table, 183, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsUnregisterResource);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12233,34 +12055,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsUnregisterResource(cudaGraphic
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsUnregisterResource is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsUnregisterResource(resource);
-    return call_cudaGraphicsUnregisterResource(resource);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsUnregisterResource(resource) : call_cudaGraphicsUnregisterResource(resource);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__cached(&cubind__runtime_slots[183]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsUnregisterResource(resource);
-    cubind_status = cubind_fn(resource);
+    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsUnregisterResource, &cubind__runtime_offsets[183]);
+    cudaError_t cubind_status = cubind_fn(resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 183, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 183, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsResourceSetMapFlags_fn)(cudaGraphicsResource_t resource, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_resource_set_map_flags. */
 static cudaError_t call_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 184, &cubind_unavailable);
+    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 184, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsResourceSetMapFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12287,34 +12108,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceSetMapFlags(cudaGraphi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsResourceSetMapFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsResourceSetMapFlags(resource, flags);
-    return call_cudaGraphicsResourceSetMapFlags(resource, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsResourceSetMapFlags(resource, flags) : call_cudaGraphicsResourceSetMapFlags(resource, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_t resource, unsigned int flags)
 {
-    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__cached(&cubind__runtime_slots[184]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsResourceSetMapFlags(resource, flags);
-    cubind_status = cubind_fn(resource, flags);
+    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceSetMapFlags, &cubind__runtime_offsets[184]);
+    cudaError_t cubind_status = cubind_fn(resource, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 184, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 184, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsMapResources_fn)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_map_resources. */
 static cudaError_t call_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__resolve(&cubind__runtime_symbols.table, 185, &cubind_unavailable);
+    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__resolve(&cubind__runtime_symbols.table, 185, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsMapResources);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12342,34 +12162,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsMapResources(int count, cudaGr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsMapResources is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsMapResources(count, resources, stream);
-    return call_cudaGraphicsMapResources(count, resources, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsMapResources(count, resources, stream) : call_cudaGraphicsMapResources(count, resources, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__cached(&cubind__runtime_slots[185]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsMapResources(count, resources, stream);
-    cubind_status = cubind_fn(count, resources, stream);
+    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsMapResources, &cubind__runtime_offsets[185]);
+    cudaError_t cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 185, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 185, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsUnmapResources_fn)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_unmap_resources. */
 static cudaError_t call_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__resolve(&cubind__runtime_symbols.table, 186, &cubind_unavailable);
+    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__resolve(&cubind__runtime_symbols.table, 186, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsUnmapResources);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12397,34 +12216,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsUnmapResources(int count, cuda
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsUnmapResources is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsUnmapResources(count, resources, stream);
-    return call_cudaGraphicsUnmapResources(count, resources, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsUnmapResources(count, resources, stream) : call_cudaGraphicsUnmapResources(count, resources, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__cached(&cubind__runtime_slots[186]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsUnmapResources(count, resources, stream);
-    cubind_status = cubind_fn(count, resources, stream);
+    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsUnmapResources, &cubind__runtime_offsets[186]);
+    cudaError_t cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 186, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 186, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsResourceGetMappedPointer_fn)(void **devPtr, size_t *size, cudaGraphicsResource_t resource);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_resource_get_mapped_pointer. */
 static cudaError_t call_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 187, &cubind_unavailable);
+    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__resolve(&cubind__runtime_symbols.table, 187, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsResourceGetMappedPointer);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12452,34 +12270,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedPointer(void 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsResourceGetMappedPointer is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
-    return call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource) : call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__cached(&cubind__runtime_slots[187]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
-    cubind_status = cubind_fn(devPtr, size, resource);
+    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceGetMappedPointer, &cubind__runtime_offsets[187]);
+    cudaError_t cubind_status = cubind_fn(devPtr, size, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 187, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 187, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsSubResourceGetMappedArray_fn)(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_sub_resource_get_mapped_array. */
 static cudaError_t call_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 188, &cubind_unavailable);
+    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 188, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsSubResourceGetMappedArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12508,34 +12325,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsSubResourceGetMappedArray(cuda
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsSubResourceGetMappedArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
-    return call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel) : call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__cached(&cubind__runtime_slots[188]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
-    cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
+    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsSubResourceGetMappedArray, &cubind__runtime_offsets[188]);
+    cudaError_t cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 188, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 188, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource);
+static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graphics_resource_get_mapped_mipmapped_array. */
 static cudaError_t call_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 189, &cubind_unavailable);
+    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__resolve(&cubind__runtime_symbols.table, 189, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphicsResourceGetMappedMipmappedArray);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12562,34 +12378,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedMipmappedArra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphicsResourceGetMappedMipmappedArray is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
-    return call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource) : call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__cached(&cubind__runtime_slots[189]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
-    cubind_status = cubind_fn(mipmappedArray, resource);
+    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceGetMappedMipmappedArray, &cubind__runtime_offsets[189]);
+    cudaError_t cubind_status = cubind_fn(mipmappedArray, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 189, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 189, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetChannelDesc_fn)(struct cudaChannelFormatDesc *desc, cudaArray_const_t array);
+static CUBIND_COLD cudaError_t slow_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_channel_desc. */
 static cudaError_t call_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 190, &cubind_unavailable);
+    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 190, &cubind_unavailable, (cubind__fnptr)slow_cudaGetChannelDesc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12616,33 +12431,32 @@ static CUBIND_COLD cudaError_t traced_cudaGetChannelDesc(struct cudaChannelForma
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetChannelDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    if (cubind__tracing())
-        return traced_cudaGetChannelDesc(desc, array);
-    return call_cudaGetChannelDesc(desc, array);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetChannelDesc(desc, array) : call_cudaGetChannelDesc(desc, array);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__cached(&cubind__runtime_slots[190]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetChannelDesc(desc, array);
-    cubind_status = cubind_fn(desc, array);
+    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetChannelDesc, &cubind__runtime_offsets[190]);
+    cudaError_t cubind_status = cubind_fn(desc, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 190, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 190, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef struct cudaChannelFormatDesc (*cubind__cudaCreateChannelDesc_fn)(int x, int y, int z, int w, enum cudaChannelFormatKind f);
+static CUBIND_COLD struct cudaChannelFormatDesc slow_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_create_channel_desc. */
 static struct cudaChannelFormatDesc call_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
-    cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 191, NULL);
+    cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 191, NULL, (cubind__fnptr)slow_cudaCreateChannelDesc);
     static const struct cudaChannelFormatDesc cubind_zero; /* all zero: returned when the call cannot be made */
     if (cubind_fn == NULL)
         return cubind_zero;
@@ -12669,7 +12483,7 @@ static CUBIND_COLD struct cudaChannelFormatDesc traced_cudaCreateChannelDesc(int
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaCreateChannelDesc is resolved, and every call while tracing. */
 static CUBIND_COLD struct cudaChannelFormatDesc slow_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
     if (cubind__tracing())
@@ -12679,19 +12493,18 @@ static CUBIND_COLD struct cudaChannelFormatDesc slow_cudaCreateChannelDesc(int x
 
 struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
-    cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__cached(&cubind__runtime_slots[191]);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaCreateChannelDesc(x, y, z, w, f);
+    cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__target((cubind__fnptr)slow_cudaCreateChannelDesc, &cubind__runtime_offsets[191]);
     return cubind_fn(x, y, z, w, f);
 }
 
 typedef cudaError_t (*cubind__cudaCreateTextureObject_fn)(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc);
+static CUBIND_COLD cudaError_t slow_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_create_texture_object. */
 static cudaError_t call_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 192, &cubind_unavailable);
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 192, &cubind_unavailable, (cubind__fnptr)slow_cudaCreateTextureObject);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12720,34 +12533,33 @@ static CUBIND_COLD cudaError_t traced_cudaCreateTextureObject(cudaTextureObject_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaCreateTextureObject is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    if (cubind__tracing())
-        return traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    return call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc) : call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__cached(&cubind__runtime_slots[192]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__target((cubind__fnptr)slow_cudaCreateTextureObject, &cubind__runtime_offsets[192]);
+    cudaError_t cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 192, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 192, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDestroyTextureObject_fn)(cudaTextureObject_t texObject);
+static CUBIND_COLD cudaError_t slow_cudaDestroyTextureObject(cudaTextureObject_t texObject);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_destroy_texture_object. */
 static cudaError_t call_cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 193, &cubind_unavailable);
+    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 193, &cubind_unavailable, (cubind__fnptr)slow_cudaDestroyTextureObject);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12773,34 +12585,33 @@ static CUBIND_COLD cudaError_t traced_cudaDestroyTextureObject(cudaTextureObject
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDestroyTextureObject is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
-    if (cubind__tracing())
-        return traced_cudaDestroyTextureObject(texObject);
-    return call_cudaDestroyTextureObject(texObject);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDestroyTextureObject(texObject) : call_cudaDestroyTextureObject(texObject);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
 {
-    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__cached(&cubind__runtime_slots[193]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDestroyTextureObject(texObject);
-    cubind_status = cubind_fn(texObject);
+    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__target((cubind__fnptr)slow_cudaDestroyTextureObject, &cubind__runtime_offsets[193]);
+    cudaError_t cubind_status = cubind_fn(texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 193, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 193, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetTextureObjectResourceDesc_fn)(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
+static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_texture_object_resource_desc. */
 static cudaError_t call_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 194, &cubind_unavailable);
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 194, &cubind_unavailable, (cubind__fnptr)slow_cudaGetTextureObjectResourceDesc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12827,34 +12638,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceDesc(struct cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetTextureObjectResourceDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    if (cubind__tracing())
-        return traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
-    return call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject) : call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__cached(&cubind__runtime_slots[194]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
-    cubind_status = cubind_fn(pResDesc, texObject);
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectResourceDesc, &cubind__runtime_offsets[194]);
+    cudaError_t cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 194, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 194, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetTextureObjectTextureDesc_fn)(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
+static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_texture_object_texture_desc. */
 static cudaError_t call_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 195, &cubind_unavailable);
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 195, &cubind_unavailable, (cubind__fnptr)slow_cudaGetTextureObjectTextureDesc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12881,34 +12691,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectTextureDesc(struct cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetTextureObjectTextureDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    if (cubind__tracing())
-        return traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
-    return call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject) : call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__cached(&cubind__runtime_slots[195]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
-    cubind_status = cubind_fn(pTexDesc, texObject);
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectTextureDesc, &cubind__runtime_offsets[195]);
+    cudaError_t cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 195, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 195, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetTextureObjectResourceViewDesc_fn)(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject);
+static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_texture_object_resource_view_desc. */
 static cudaError_t call_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 196, &cubind_unavailable);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 196, &cubind_unavailable, (cubind__fnptr)slow_cudaGetTextureObjectResourceViewDesc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12935,34 +12744,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceViewDesc(struc
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetTextureObjectResourceViewDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    if (cubind__tracing())
-        return traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
-    return call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject) : call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__cached(&cubind__runtime_slots[196]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
-    cubind_status = cubind_fn(pResViewDesc, texObject);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectResourceViewDesc, &cubind__runtime_offsets[196]);
+    cudaError_t cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 196, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 196, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaCreateSurfaceObject_fn)(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
+static CUBIND_COLD cudaError_t slow_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_create_surface_object. */
 static cudaError_t call_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 197, &cubind_unavailable);
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 197, &cubind_unavailable, (cubind__fnptr)slow_cudaCreateSurfaceObject);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -12989,34 +12797,33 @@ static CUBIND_COLD cudaError_t traced_cudaCreateSurfaceObject(cudaSurfaceObject_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaCreateSurfaceObject is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    if (cubind__tracing())
-        return traced_cudaCreateSurfaceObject(pSurfObject, pResDesc);
-    return call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaCreateSurfaceObject(pSurfObject, pResDesc) : call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__cached(&cubind__runtime_slots[197]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaCreateSurfaceObject(pSurfObject, pResDesc);
-    cubind_status = cubind_fn(pSurfObject, pResDesc);
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__target((cubind__fnptr)slow_cudaCreateSurfaceObject, &cubind__runtime_offsets[197]);
+    cudaError_t cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 197, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 197, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDestroySurfaceObject_fn)(cudaSurfaceObject_t surfObject);
+static CUBIND_COLD cudaError_t slow_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_destroy_surface_object. */
 static cudaError_t call_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 198, &cubind_unavailable);
+    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 198, &cubind_unavailable, (cubind__fnptr)slow_cudaDestroySurfaceObject);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13042,34 +12849,33 @@ static CUBIND_COLD cudaError_t traced_cudaDestroySurfaceObject(cudaSurfaceObject
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDestroySurfaceObject is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
-    if (cubind__tracing())
-        return traced_cudaDestroySurfaceObject(surfObject);
-    return call_cudaDestroySurfaceObject(surfObject);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDestroySurfaceObject(surfObject) : call_cudaDestroySurfaceObject(surfObject);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject)
 {
-    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__cached(&cubind__runtime_slots[198]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDestroySurfaceObject(surfObject);
-    cubind_status = cubind_fn(surfObject);
+    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__target((cubind__fnptr)slow_cudaDestroySurfaceObject, &cubind__runtime_offsets[198]);
+    cudaError_t cubind_status = cubind_fn(surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 198, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 198, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetSurfaceObjectResourceDesc_fn)(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject);
+static CUBIND_COLD cudaError_t slow_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_surface_object_resource_desc. */
 static cudaError_t call_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 199, &cubind_unavailable);
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__resolve(&cubind__runtime_symbols.table, 199, &cubind_unavailable, (cubind__fnptr)slow_cudaGetSurfaceObjectResourceDesc);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13096,34 +12902,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetSurfaceObjectResourceDesc(struct cu
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetSurfaceObjectResourceDesc is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    if (cubind__tracing())
-        return traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
-    return call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject) : call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__cached(&cubind__runtime_slots[199]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
-    cubind_status = cubind_fn(pResDesc, surfObject);
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetSurfaceObjectResourceDesc, &cubind__runtime_offsets[199]);
+    cudaError_t cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 199, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 199, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDriverGetVersion_fn)(int *driverVersion);
+static CUBIND_COLD cudaError_t slow_cudaDriverGetVersion(int *driverVersion);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_driver_get_version. */
 static cudaError_t call_cudaDriverGetVersion(int *driverVersion)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__resolve(&cubind__runtime_symbols.table, 200, &cubind_unavailable);
+    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__resolve(&cubind__runtime_symbols.table, 200, &cubind_unavailable, (cubind__fnptr)slow_cudaDriverGetVersion);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13149,34 +12954,33 @@ static CUBIND_COLD cudaError_t traced_cudaDriverGetVersion(int *driverVersion)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDriverGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDriverGetVersion(int *driverVersion)
 {
-    if (cubind__tracing())
-        return traced_cudaDriverGetVersion(driverVersion);
-    return call_cudaDriverGetVersion(driverVersion);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDriverGetVersion(driverVersion) : call_cudaDriverGetVersion(driverVersion);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
 {
-    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__cached(&cubind__runtime_slots[200]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDriverGetVersion(driverVersion);
-    cubind_status = cubind_fn(driverVersion);
+    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__target((cubind__fnptr)slow_cudaDriverGetVersion, &cubind__runtime_offsets[200]);
+    cudaError_t cubind_status = cubind_fn(driverVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 200, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 200, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaRuntimeGetVersion_fn)(int *runtimeVersion);
+static CUBIND_COLD cudaError_t slow_cudaRuntimeGetVersion(int *runtimeVersion);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_runtime_get_version. */
 static cudaError_t call_cudaRuntimeGetVersion(int *runtimeVersion)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__resolve(&cubind__runtime_symbols.table, 201, &cubind_unavailable);
+    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__resolve(&cubind__runtime_symbols.table, 201, &cubind_unavailable, (cubind__fnptr)slow_cudaRuntimeGetVersion);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13202,34 +13006,33 @@ static CUBIND_COLD cudaError_t traced_cudaRuntimeGetVersion(int *runtimeVersion)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaRuntimeGetVersion is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaRuntimeGetVersion(int *runtimeVersion)
 {
-    if (cubind__tracing())
-        return traced_cudaRuntimeGetVersion(runtimeVersion);
-    return call_cudaRuntimeGetVersion(runtimeVersion);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaRuntimeGetVersion(runtimeVersion) : call_cudaRuntimeGetVersion(runtimeVersion);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
 {
-    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__cached(&cubind__runtime_slots[201]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaRuntimeGetVersion(runtimeVersion);
-    cubind_status = cubind_fn(runtimeVersion);
+    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__target((cubind__fnptr)slow_cudaRuntimeGetVersion, &cubind__runtime_offsets[201]);
+    cudaError_t cubind_status = cubind_fn(runtimeVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 201, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 201, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLogsRegisterCallback_fn)(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out);
+static CUBIND_COLD cudaError_t slow_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_logs_register_callback. */
 static cudaError_t call_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__resolve(&cubind__runtime_symbols.table, 202, &cubind_unavailable);
+    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__resolve(&cubind__runtime_symbols.table, 202, &cubind_unavailable, (cubind__fnptr)slow_cudaLogsRegisterCallback);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13257,34 +13060,33 @@ static CUBIND_COLD cudaError_t traced_cudaLogsRegisterCallback(cudaLogsCallback_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLogsRegisterCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
-    if (cubind__tracing())
-        return traced_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
-    return call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLogsRegisterCallback(callbackFunc, userData, callback_out) : call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
-    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__cached(&cubind__runtime_slots[202]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
-    cubind_status = cubind_fn(callbackFunc, userData, callback_out);
+    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__target((cubind__fnptr)slow_cudaLogsRegisterCallback, &cubind__runtime_offsets[202]);
+    cudaError_t cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 202, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 202, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLogsUnregisterCallback_fn)(cudaLogsCallbackHandle callback);
+static CUBIND_COLD cudaError_t slow_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_logs_unregister_callback. */
 static cudaError_t call_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__resolve(&cubind__runtime_symbols.table, 203, &cubind_unavailable);
+    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__resolve(&cubind__runtime_symbols.table, 203, &cubind_unavailable, (cubind__fnptr)slow_cudaLogsUnregisterCallback);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13310,34 +13112,33 @@ static CUBIND_COLD cudaError_t traced_cudaLogsUnregisterCallback(cudaLogsCallbac
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLogsUnregisterCallback is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
-    if (cubind__tracing())
-        return traced_cudaLogsUnregisterCallback(callback);
-    return call_cudaLogsUnregisterCallback(callback);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLogsUnregisterCallback(callback) : call_cudaLogsUnregisterCallback(callback);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callback)
 {
-    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__cached(&cubind__runtime_slots[203]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLogsUnregisterCallback(callback);
-    cubind_status = cubind_fn(callback);
+    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__target((cubind__fnptr)slow_cudaLogsUnregisterCallback, &cubind__runtime_offsets[203]);
+    cudaError_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 203, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 203, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLogsCurrent_fn)(cudaLogIterator *iterator_out, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_logs_current. */
 static cudaError_t call_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__resolve(&cubind__runtime_symbols.table, 204, &cubind_unavailable);
+    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__resolve(&cubind__runtime_symbols.table, 204, &cubind_unavailable, (cubind__fnptr)slow_cudaLogsCurrent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13364,34 +13165,33 @@ static CUBIND_COLD cudaError_t traced_cudaLogsCurrent(cudaLogIterator *iterator_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLogsCurrent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaLogsCurrent(iterator_out, flags);
-    return call_cudaLogsCurrent(iterator_out, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLogsCurrent(iterator_out, flags) : call_cudaLogsCurrent(iterator_out, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__cached(&cubind__runtime_slots[204]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLogsCurrent(iterator_out, flags);
-    cubind_status = cubind_fn(iterator_out, flags);
+    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__target((cubind__fnptr)slow_cudaLogsCurrent, &cubind__runtime_offsets[204]);
+    cudaError_t cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 204, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 204, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLogsDumpToFile_fn)(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_logs_dump_to_file. */
 static cudaError_t call_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__resolve(&cubind__runtime_symbols.table, 205, &cubind_unavailable);
+    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__resolve(&cubind__runtime_symbols.table, 205, &cubind_unavailable, (cubind__fnptr)slow_cudaLogsDumpToFile);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13419,34 +13219,33 @@ static CUBIND_COLD cudaError_t traced_cudaLogsDumpToFile(cudaLogIterator *iterat
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLogsDumpToFile is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaLogsDumpToFile(iterator, pathToFile, flags);
-    return call_cudaLogsDumpToFile(iterator, pathToFile, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLogsDumpToFile(iterator, pathToFile, flags) : call_cudaLogsDumpToFile(iterator, pathToFile, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__cached(&cubind__runtime_slots[205]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLogsDumpToFile(iterator, pathToFile, flags);
-    cubind_status = cubind_fn(iterator, pathToFile, flags);
+    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__target((cubind__fnptr)slow_cudaLogsDumpToFile, &cubind__runtime_offsets[205]);
+    cudaError_t cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 205, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 205, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLogsDumpToMemory_fn)(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_logs_dump_to_memory. */
 static cudaError_t call_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__resolve(&cubind__runtime_symbols.table, 206, &cubind_unavailable);
+    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__resolve(&cubind__runtime_symbols.table, 206, &cubind_unavailable, (cubind__fnptr)slow_cudaLogsDumpToMemory);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13475,34 +13274,33 @@ static CUBIND_COLD cudaError_t traced_cudaLogsDumpToMemory(cudaLogIterator *iter
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLogsDumpToMemory is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaLogsDumpToMemory(iterator, buffer, size, flags);
-    return call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLogsDumpToMemory(iterator, buffer, size, flags) : call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__cached(&cubind__runtime_slots[206]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLogsDumpToMemory(iterator, buffer, size, flags);
-    cubind_status = cubind_fn(iterator, buffer, size, flags);
+    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__target((cubind__fnptr)slow_cudaLogsDumpToMemory, &cubind__runtime_offsets[206]);
+    cudaError_t cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 206, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 206, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphCreate_fn)(cudaGraph_t *pGraph, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_create. */
 static cudaError_t call_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 207, &cubind_unavailable);
+    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 207, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphCreate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13529,34 +13327,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphCreate(cudaGraph_t *pGraph, unsig
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphCreate(pGraph, flags);
-    return call_cudaGraphCreate(pGraph, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphCreate(pGraph, flags) : call_cudaGraphCreate(pGraph, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
 {
-    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__cached(&cubind__runtime_slots[207]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphCreate(pGraph, flags);
-    cubind_status = cubind_fn(pGraph, flags);
+    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__target((cubind__fnptr)slow_cudaGraphCreate, &cubind__runtime_offsets[207]);
+    cudaError_t cubind_status = cubind_fn(pGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 207, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 207, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddKernelNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_kernel_node. */
 static cudaError_t call_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 208, &cubind_unavailable);
+    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 208, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddKernelNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13586,34 +13383,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddKernelNode(cudaGraphNode_t *pG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddKernelNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    return call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__cached(&cubind__runtime_slots[208]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddKernelNode, &cubind__runtime_offsets[208]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 208, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 208, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphKernelNodeGetParams_fn)(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_kernel_node_get_params. */
 static cudaError_t call_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 209, &cubind_unavailable);
+    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 209, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphKernelNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13640,34 +13436,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetParams(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphKernelNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphKernelNodeGetParams(node, pNodeParams);
-    return call_cudaGraphKernelNodeGetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphKernelNodeGetParams(node, pNodeParams) : call_cudaGraphKernelNodeGetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[209]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphKernelNodeGetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeGetParams, &cubind__runtime_offsets[209]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 209, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 209, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphKernelNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_kernel_node_set_params. */
 static cudaError_t call_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 210, &cubind_unavailable);
+    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 210, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphKernelNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13694,34 +13489,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetParams(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphKernelNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphKernelNodeSetParams(node, pNodeParams);
-    return call_cudaGraphKernelNodeSetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphKernelNodeSetParams(node, pNodeParams) : call_cudaGraphKernelNodeSetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[210]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphKernelNodeSetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeSetParams, &cubind__runtime_offsets[210]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 210, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 210, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphKernelNodeCopyAttributes_fn)(cudaGraphNode_t hDst, cudaGraphNode_t hSrc);
+static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_kernel_node_copy_attributes. */
 static cudaError_t call_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 211, &cubind_unavailable);
+    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__resolve(&cubind__runtime_symbols.table, 211, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphKernelNodeCopyAttributes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13748,34 +13542,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeCopyAttributes(cudaGrap
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphKernelNodeCopyAttributes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
-    return call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphKernelNodeCopyAttributes(hDst, hSrc) : call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__cached(&cubind__runtime_slots[211]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
-    cubind_status = cubind_fn(hDst, hSrc);
+    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeCopyAttributes, &cubind__runtime_offsets[211]);
+    cudaError_t cubind_status = cubind_fn(hDst, hSrc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 211, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 211, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphKernelNodeGetAttribute_fn)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_kernel_node_get_attribute. */
 static cudaError_t call_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 212, &cubind_unavailable);
+    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 212, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphKernelNodeGetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13803,34 +13596,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetAttribute(cudaGraphN
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphKernelNodeGetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    return call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out) : call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__cached(&cubind__runtime_slots[212]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    cubind_status = cubind_fn(hNode, attr, value_out);
+    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeGetAttribute, &cubind__runtime_offsets[212]);
+    cudaError_t cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 212, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 212, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphKernelNodeSetAttribute_fn)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
+static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_kernel_node_set_attribute. */
 static cudaError_t call_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 213, &cubind_unavailable);
+    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 213, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphKernelNodeSetAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13858,34 +13650,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetAttribute(cudaGraphN
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphKernelNodeSetAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
-    return call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value) : call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__cached(&cubind__runtime_slots[213]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
-    cubind_status = cubind_fn(hNode, attr, value);
+    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeSetAttribute, &cubind__runtime_offsets[213]);
+    cudaError_t cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 213, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 213, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_memcpy_node. */
 static cudaError_t call_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 214, &cubind_unavailable);
+    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 214, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemcpyNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13915,34 +13706,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode(cudaGraphNode_t *pG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemcpyNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    return call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
-    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__cached(&cubind__runtime_slots[214]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNode, &cubind__runtime_offsets[214]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 214, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 214, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNodeToSymbol_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_memcpy_node_to_symbol. */
 static cudaError_t call_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 215, &cubind_unavailable);
+    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 215, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemcpyNodeToSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -13976,34 +13766,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemcpyNodeToSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    return call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind) : call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__cached(&cubind__runtime_slots[215]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNodeToSymbol, &cubind__runtime_offsets[215]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 215, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 215, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_memcpy_node_from_symbol. */
 static cudaError_t call_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 216, &cubind_unavailable);
+    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 216, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemcpyNodeFromSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14037,34 +13826,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeFromSymbol(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemcpyNodeFromSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    return call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind) : call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__cached(&cubind__runtime_slots[216]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNodeFromSymbol, &cubind__runtime_offsets[216]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 216, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 216, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNode1D_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_memcpy_node1_d. */
 static cudaError_t call_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__resolve(&cubind__runtime_symbols.table, 217, &cubind_unavailable);
+    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__resolve(&cubind__runtime_symbols.table, 217, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemcpyNode1D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14097,34 +13885,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemcpyNode1D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    return call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__cached(&cubind__runtime_slots[217]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNode1D, &cubind__runtime_offsets[217]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 217, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 217, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeGetParams_fn)(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memcpy_node_get_params. */
 static cudaError_t call_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 218, &cubind_unavailable);
+    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 218, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemcpyNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14151,34 +13938,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemcpyNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
-    return call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[218]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeGetParams, &cubind__runtime_offsets[218]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 218, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 218, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memcpy_node_set_params. */
 static cudaError_t call_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 219, &cubind_unavailable);
+    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 219, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14205,34 +13991,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
-    return call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[219]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams, &cubind__runtime_offsets[219]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 219, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 219, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memcpy_node_set_params_to_symbol. */
 static cudaError_t call_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 220, &cubind_unavailable);
+    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 220, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsToSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14263,34 +14048,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsToSymbol(cudaG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParamsToSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
-    return call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) : call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__cached(&cubind__runtime_slots[220]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
-    cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
+    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[220]);
+    cudaError_t cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 220, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 220, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memcpy_node_set_params_from_symbol. */
 static cudaError_t call_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 221, &cubind_unavailable);
+    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 221, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsFromSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14321,34 +14105,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsFromSymbol(cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParamsFromSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
-    return call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) : call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__cached(&cubind__runtime_slots[221]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
-    cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
+    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[221]);
+    cudaError_t cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 221, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 221, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParams1D_fn)(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memcpy_node_set_params1_d. */
 static cudaError_t call_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__resolve(&cubind__runtime_symbols.table, 222, &cubind_unavailable);
+    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__resolve(&cubind__runtime_symbols.table, 222, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams1D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14378,34 +14161,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemcpyNodeSetParams1D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-    return call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__cached(&cubind__runtime_slots[222]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-    cubind_status = cubind_fn(node, dst, src, count, kind);
+    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams1D, &cubind__runtime_offsets[222]);
+    cudaError_t cubind_status = cubind_fn(node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 222, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 222, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemsetNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_memset_node. */
 static cudaError_t call_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 223, &cubind_unavailable);
+    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 223, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemsetNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14435,34 +14217,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemsetNode(cudaGraphNode_t *pG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemsetNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    return call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
-    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__cached(&cubind__runtime_slots[223]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemsetNode, &cubind__runtime_offsets[223]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 223, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 223, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemsetNodeGetParams_fn)(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memset_node_get_params. */
 static cudaError_t call_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 224, &cubind_unavailable);
+    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 224, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemsetNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14489,34 +14270,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeGetParams(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemsetNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemsetNodeGetParams(node, pNodeParams);
-    return call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemsetNodeGetParams(node, pNodeParams) : call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[224]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemsetNodeGetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemsetNodeGetParams, &cubind__runtime_offsets[224]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 224, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 224, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemsetNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_memset_node_set_params. */
 static cudaError_t call_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 225, &cubind_unavailable);
+    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 225, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemsetNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14543,34 +14323,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeSetParams(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemsetNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemsetNodeSetParams(node, pNodeParams);
-    return call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemsetNodeSetParams(node, pNodeParams) : call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[225]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemsetNodeSetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemsetNodeSetParams, &cubind__runtime_offsets[225]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 225, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 225, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddHostNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_host_node. */
 static cudaError_t call_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 226, &cubind_unavailable);
+    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 226, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddHostNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14600,34 +14379,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddHostNode(cudaGraphNode_t *pGra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddHostNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    return call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__cached(&cubind__runtime_slots[226]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddHostNode, &cubind__runtime_offsets[226]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 226, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 226, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphHostNodeGetParams_fn)(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_host_node_get_params. */
 static cudaError_t call_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 227, &cubind_unavailable);
+    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 227, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphHostNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14654,34 +14432,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeGetParams(cudaGraphNode_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphHostNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphHostNodeGetParams(node, pNodeParams);
-    return call_cudaGraphHostNodeGetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphHostNodeGetParams(node, pNodeParams) : call_cudaGraphHostNodeGetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[227]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphHostNodeGetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphHostNodeGetParams, &cubind__runtime_offsets[227]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 227, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 227, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphHostNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_host_node_set_params. */
 static cudaError_t call_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 228, &cubind_unavailable);
+    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 228, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphHostNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14708,34 +14485,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeSetParams(cudaGraphNode_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphHostNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphHostNodeSetParams(node, pNodeParams);
-    return call_cudaGraphHostNodeSetParams(node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphHostNodeSetParams(node, pNodeParams) : call_cudaGraphHostNodeSetParams(node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[228]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphHostNodeSetParams(node, pNodeParams);
-    cubind_status = cubind_fn(node, pNodeParams);
+    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphHostNodeSetParams, &cubind__runtime_offsets[228]);
+    cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 228, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 228, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddChildGraphNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_child_graph_node. */
 static cudaError_t call_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 229, &cubind_unavailable);
+    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 229, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddChildGraphNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14765,34 +14541,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddChildGraphNode(cudaGraphNode_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddChildGraphNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    return call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
-    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__cached(&cubind__runtime_slots[229]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddChildGraphNode, &cubind__runtime_offsets[229]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 229, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 229, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphChildGraphNodeGetGraph_fn)(cudaGraphNode_t node, cudaGraph_t *pGraph);
+static CUBIND_COLD cudaError_t slow_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_child_graph_node_get_graph. */
 static cudaError_t call_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__resolve(&cubind__runtime_symbols.table, 230, &cubind_unavailable);
+    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__resolve(&cubind__runtime_symbols.table, 230, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphChildGraphNodeGetGraph);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14819,34 +14594,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphChildGraphNodeGetGraph(cudaGraphN
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphChildGraphNodeGetGraph is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphChildGraphNodeGetGraph(node, pGraph);
-    return call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphChildGraphNodeGetGraph(node, pGraph) : call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
-    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__cached(&cubind__runtime_slots[230]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphChildGraphNodeGetGraph(node, pGraph);
-    cubind_status = cubind_fn(node, pGraph);
+    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__target((cubind__fnptr)slow_cudaGraphChildGraphNodeGetGraph, &cubind__runtime_offsets[230]);
+    cudaError_t cubind_status = cubind_fn(node, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 230, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 230, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddEmptyNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_empty_node. */
 static cudaError_t call_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 231, &cubind_unavailable);
+    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 231, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddEmptyNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14875,34 +14649,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddEmptyNode(cudaGraphNode_t *pGr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddEmptyNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-    return call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
-    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__cached(&cubind__runtime_slots[231]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
+    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEmptyNode, &cubind__runtime_offsets[231]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 231, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 231, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddEventRecordNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_event_record_node. */
 static cudaError_t call_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 232, &cubind_unavailable);
+    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 232, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddEventRecordNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14932,34 +14705,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddEventRecordNode(cudaGraphNode_
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddEventRecordNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    return call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__cached(&cubind__runtime_slots[232]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
+    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEventRecordNode, &cubind__runtime_offsets[232]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 232, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 232, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphEventRecordNodeGetEvent_fn)(cudaGraphNode_t node, cudaEvent_t *event_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_event_record_node_get_event. */
 static cudaError_t call_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 233, &cubind_unavailable);
+    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 233, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphEventRecordNodeGetEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -14986,34 +14758,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeGetEvent(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphEventRecordNodeGetEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphEventRecordNodeGetEvent(node, event_out);
-    return call_cudaGraphEventRecordNodeGetEvent(node, event_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphEventRecordNodeGetEvent(node, event_out) : call_cudaGraphEventRecordNodeGetEvent(node, event_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__cached(&cubind__runtime_slots[233]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphEventRecordNodeGetEvent(node, event_out);
-    cubind_status = cubind_fn(node, event_out);
+    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventRecordNodeGetEvent, &cubind__runtime_offsets[233]);
+    cudaError_t cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 233, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 233, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphEventRecordNodeSetEvent_fn)(cudaGraphNode_t node, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_event_record_node_set_event. */
 static cudaError_t call_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 234, &cubind_unavailable);
+    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 234, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphEventRecordNodeSetEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15040,34 +14811,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeSetEvent(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphEventRecordNodeSetEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphEventRecordNodeSetEvent(node, event);
-    return call_cudaGraphEventRecordNodeSetEvent(node, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphEventRecordNodeSetEvent(node, event) : call_cudaGraphEventRecordNodeSetEvent(node, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__cached(&cubind__runtime_slots[234]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphEventRecordNodeSetEvent(node, event);
-    cubind_status = cubind_fn(node, event);
+    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventRecordNodeSetEvent, &cubind__runtime_offsets[234]);
+    cudaError_t cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 234, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 234, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddEventWaitNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_event_wait_node. */
 static cudaError_t call_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 235, &cubind_unavailable);
+    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 235, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddEventWaitNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15097,34 +14867,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddEventWaitNode(cudaGraphNode_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddEventWaitNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    return call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__cached(&cubind__runtime_slots[235]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
+    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEventWaitNode, &cubind__runtime_offsets[235]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 235, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 235, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphEventWaitNodeGetEvent_fn)(cudaGraphNode_t node, cudaEvent_t *event_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_event_wait_node_get_event. */
 static cudaError_t call_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 236, &cubind_unavailable);
+    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 236, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphEventWaitNodeGetEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15151,34 +14920,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphEventWaitNodeGetEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphEventWaitNodeGetEvent(node, event_out);
-    return call_cudaGraphEventWaitNodeGetEvent(node, event_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphEventWaitNodeGetEvent(node, event_out) : call_cudaGraphEventWaitNodeGetEvent(node, event_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__cached(&cubind__runtime_slots[236]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphEventWaitNodeGetEvent(node, event_out);
-    cubind_status = cubind_fn(node, event_out);
+    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventWaitNodeGetEvent, &cubind__runtime_offsets[236]);
+    cudaError_t cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 236, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 236, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphEventWaitNodeSetEvent_fn)(cudaGraphNode_t node, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_event_wait_node_set_event. */
 static cudaError_t call_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 237, &cubind_unavailable);
+    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 237, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphEventWaitNodeSetEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15205,34 +14973,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphEventWaitNodeSetEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphEventWaitNodeSetEvent(node, event);
-    return call_cudaGraphEventWaitNodeSetEvent(node, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphEventWaitNodeSetEvent(node, event) : call_cudaGraphEventWaitNodeSetEvent(node, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__cached(&cubind__runtime_slots[237]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphEventWaitNodeSetEvent(node, event);
-    cubind_status = cubind_fn(node, event);
+    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventWaitNodeSetEvent, &cubind__runtime_offsets[237]);
+    cudaError_t cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 237, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 237, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_external_semaphores_signal_node. */
 static cudaError_t call_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 238, &cubind_unavailable);
+    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 238, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddExternalSemaphoresSignalNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15262,34 +15029,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresSignalNode(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddExternalSemaphoresSignalNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    return call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__cached(&cubind__runtime_slots[238]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddExternalSemaphoresSignalNode, &cubind__runtime_offsets[238]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 238, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 238, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_external_semaphores_signal_node_get_params. */
 static cudaError_t call_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 239, &cubind_unavailable);
+    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 239, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15316,34 +15082,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeGetPa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExternalSemaphoresSignalNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    return call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) : call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
-    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[239]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    cubind_status = cubind_fn(hNode, params_out);
+    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeGetParams, &cubind__runtime_offsets[239]);
+    cudaError_t cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 239, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 239, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_external_semaphores_signal_node_set_params. */
 static cudaError_t call_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 240, &cubind_unavailable);
+    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 240, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15370,34 +15135,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeSetPa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExternalSemaphoresSignalNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    return call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) : call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[240]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    cubind_status = cubind_fn(hNode, nodeParams);
+    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[240]);
+    cudaError_t cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 240, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 240, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_external_semaphores_wait_node. */
 static cudaError_t call_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 241, &cubind_unavailable);
+    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 241, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddExternalSemaphoresWaitNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15427,34 +15191,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresWaitNode(cud
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddExternalSemaphoresWaitNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    return call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__cached(&cubind__runtime_slots[241]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddExternalSemaphoresWaitNode, &cubind__runtime_offsets[241]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 241, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 241, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_external_semaphores_wait_node_get_params. */
 static cudaError_t call_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 242, &cubind_unavailable);
+    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 242, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15481,34 +15244,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeGetPara
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExternalSemaphoresWaitNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    return call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) : call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
-    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[242]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    cubind_status = cubind_fn(hNode, params_out);
+    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeGetParams, &cubind__runtime_offsets[242]);
+    cudaError_t cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 242, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 242, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_external_semaphores_wait_node_set_params. */
 static cudaError_t call_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 243, &cubind_unavailable);
+    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 243, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15535,34 +15297,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeSetPara
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExternalSemaphoresWaitNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    return call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) : call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[243]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    cubind_status = cubind_fn(hNode, nodeParams);
+    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[243]);
+    cudaError_t cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 243, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 243, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemAllocNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_mem_alloc_node. */
 static cudaError_t call_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 244, &cubind_unavailable);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 244, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemAllocNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15592,34 +15353,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemAllocNode(cudaGraphNode_t *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemAllocNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    return call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__cached(&cubind__runtime_slots[244]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemAllocNode, &cubind__runtime_offsets[244]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 244, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 244, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemAllocNodeGetParams_fn)(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_mem_alloc_node_get_params. */
 static cudaError_t call_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 245, &cubind_unavailable);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 245, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemAllocNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15646,34 +15406,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemAllocNodeGetParams(cudaGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemAllocNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemAllocNodeGetParams(node, params_out);
-    return call_cudaGraphMemAllocNodeGetParams(node, params_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemAllocNodeGetParams(node, params_out) : call_cudaGraphMemAllocNodeGetParams(node, params_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[245]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemAllocNodeGetParams(node, params_out);
-    cubind_status = cubind_fn(node, params_out);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemAllocNodeGetParams, &cubind__runtime_offsets[245]);
+    cudaError_t cubind_status = cubind_fn(node, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 245, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 245, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddMemFreeNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_mem_free_node. */
 static cudaError_t call_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 246, &cubind_unavailable);
+    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 246, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddMemFreeNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15703,34 +15462,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemFreeNode(cudaGraphNode_t *p
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddMemFreeNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    return call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr) : call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__cached(&cubind__runtime_slots[246]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemFreeNode, &cubind__runtime_offsets[246]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 246, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 246, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphMemFreeNodeGetParams_fn)(cudaGraphNode_t node, void *dptr_out);
+static CUBIND_COLD cudaError_t slow_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_mem_free_node_get_params. */
 static cudaError_t call_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 247, &cubind_unavailable);
+    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 247, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphMemFreeNodeGetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15757,34 +15515,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemFreeNodeGetParams(cudaGraphNod
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphMemFreeNodeGetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphMemFreeNodeGetParams(node, dptr_out);
-    return call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphMemFreeNodeGetParams(node, dptr_out) : call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, void *dptr_out)
 {
-    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__cached(&cubind__runtime_slots[247]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphMemFreeNodeGetParams(node, dptr_out);
-    cubind_status = cubind_fn(node, dptr_out);
+    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemFreeNodeGetParams, &cubind__runtime_offsets[247]);
+    cudaError_t cubind_status = cubind_fn(node, dptr_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 247, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 247, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGraphMemTrim_fn)(int device);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGraphMemTrim(int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_graph_mem_trim. */
 static cudaError_t call_cudaDeviceGraphMemTrim(int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__resolve(&cubind__runtime_symbols.table, 248, &cubind_unavailable);
+    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__resolve(&cubind__runtime_symbols.table, 248, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGraphMemTrim);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15810,34 +15567,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGraphMemTrim(int device)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGraphMemTrim is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGraphMemTrim(int device)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGraphMemTrim(device);
-    return call_cudaDeviceGraphMemTrim(device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGraphMemTrim(device) : call_cudaDeviceGraphMemTrim(device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_graph_mem_trim(int device)
 {
-    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__cached(&cubind__runtime_slots[248]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGraphMemTrim(device);
-    cubind_status = cubind_fn(device);
+    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGraphMemTrim, &cubind__runtime_offsets[248]);
+    cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 248, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 248, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceGetGraphMemAttribute_fn)(int device, enum cudaGraphMemAttributeType attr, void *value);
+static CUBIND_COLD cudaError_t slow_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_get_graph_mem_attribute. */
 static cudaError_t call_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 249, &cubind_unavailable);
+    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 249, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceGetGraphMemAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15865,34 +15621,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetGraphMemAttribute(int device,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceGetGraphMemAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceGetGraphMemAttribute(device, attr, value);
-    return call_cudaDeviceGetGraphMemAttribute(device, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceGetGraphMemAttribute(device, attr, value) : call_cudaDeviceGetGraphMemAttribute(device, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__cached(&cubind__runtime_slots[249]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceGetGraphMemAttribute(device, attr, value);
-    cubind_status = cubind_fn(device, attr, value);
+    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetGraphMemAttribute, &cubind__runtime_offsets[249]);
+    cudaError_t cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 249, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 249, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaDeviceSetGraphMemAttribute_fn)(int device, enum cudaGraphMemAttributeType attr, void *value);
+static CUBIND_COLD cudaError_t slow_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_device_set_graph_mem_attribute. */
 static cudaError_t call_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 250, &cubind_unavailable);
+    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__resolve(&cubind__runtime_symbols.table, 250, &cubind_unavailable, (cubind__fnptr)slow_cudaDeviceSetGraphMemAttribute);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15920,34 +15675,33 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetGraphMemAttribute(int device,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaDeviceSetGraphMemAttribute is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    if (cubind__tracing())
-        return traced_cudaDeviceSetGraphMemAttribute(device, attr, value);
-    return call_cudaDeviceSetGraphMemAttribute(device, attr, value);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaDeviceSetGraphMemAttribute(device, attr, value) : call_cudaDeviceSetGraphMemAttribute(device, attr, value);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__cached(&cubind__runtime_slots[250]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaDeviceSetGraphMemAttribute(device, attr, value);
-    cubind_status = cubind_fn(device, attr, value);
+    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetGraphMemAttribute, &cubind__runtime_offsets[250]);
+    cudaError_t cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 250, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 250, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphClone_fn)(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
+static CUBIND_COLD cudaError_t slow_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_clone. */
 static cudaError_t call_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__resolve(&cubind__runtime_symbols.table, 251, &cubind_unavailable);
+    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__resolve(&cubind__runtime_symbols.table, 251, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphClone);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -15974,34 +15728,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphClone(cudaGraph_t *pGraphClone, c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphClone is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphClone(pGraphClone, originalGraph);
-    return call_cudaGraphClone(pGraphClone, originalGraph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphClone(pGraphClone, originalGraph) : call_cudaGraphClone(pGraphClone, originalGraph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__cached(&cubind__runtime_slots[251]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphClone(pGraphClone, originalGraph);
-    cubind_status = cubind_fn(pGraphClone, originalGraph);
+    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__target((cubind__fnptr)slow_cudaGraphClone, &cubind__runtime_offsets[251]);
+    cudaError_t cubind_status = cubind_fn(pGraphClone, originalGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 251, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 251, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeFindInClone_fn)(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_find_in_clone. */
 static cudaError_t call_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__resolve(&cubind__runtime_symbols.table, 252, &cubind_unavailable);
+    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__resolve(&cubind__runtime_symbols.table, 252, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeFindInClone);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16029,34 +15782,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeFindInClone(cudaGraphNode_t *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeFindInClone is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-    return call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
-    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__cached(&cubind__runtime_slots[252]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-    cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
+    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeFindInClone, &cubind__runtime_offsets[252]);
+    cudaError_t cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 252, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 252, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeGetType_fn)(cudaGraphNode_t node, enum cudaGraphNodeType *pType);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_get_type. */
 static cudaError_t call_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__resolve(&cubind__runtime_symbols.table, 253, &cubind_unavailable);
+    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__resolve(&cubind__runtime_symbols.table, 253, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeGetType);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16083,34 +15835,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetType(cudaGraphNode_t node,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeGetType is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeGetType(node, pType);
-    return call_cudaGraphNodeGetType(node, pType);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeGetType(node, pType) : call_cudaGraphNodeGetType(node, pType);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
-    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__cached(&cubind__runtime_slots[253]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeGetType(node, pType);
-    cubind_status = cubind_fn(node, pType);
+    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetType, &cubind__runtime_offsets[253]);
+    cudaError_t cubind_status = cubind_fn(node, pType);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 253, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 253, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphGetNodes_fn)(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
+static CUBIND_COLD cudaError_t slow_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_get_nodes. */
 static cudaError_t call_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__resolve(&cubind__runtime_symbols.table, 254, &cubind_unavailable);
+    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__resolve(&cubind__runtime_symbols.table, 254, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphGetNodes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16138,34 +15889,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphGetNodes(cudaGraph_t graph, cudaG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphGetNodes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphGetNodes(graph, nodes, numNodes);
-    return call_cudaGraphGetNodes(graph, nodes, numNodes);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphGetNodes(graph, nodes, numNodes) : call_cudaGraphGetNodes(graph, nodes, numNodes);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__cached(&cubind__runtime_slots[254]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphGetNodes(graph, nodes, numNodes);
-    cubind_status = cubind_fn(graph, nodes, numNodes);
+    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetNodes, &cubind__runtime_offsets[254]);
+    cudaError_t cubind_status = cubind_fn(graph, nodes, numNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 254, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 254, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphGetRootNodes_fn)(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes);
+static CUBIND_COLD cudaError_t slow_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_get_root_nodes. */
 static cudaError_t call_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__resolve(&cubind__runtime_symbols.table, 255, &cubind_unavailable);
+    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__resolve(&cubind__runtime_symbols.table, 255, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphGetRootNodes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16193,34 +15943,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphGetRootNodes(cudaGraph_t graph, c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphGetRootNodes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-    return call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__cached(&cubind__runtime_slots[255]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-    cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
+    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetRootNodes, &cubind__runtime_offsets[255]);
+    cudaError_t cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 255, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 255, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphGetEdges_fn)(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges);
+static CUBIND_COLD cudaError_t slow_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_get_edges. */
 static cudaError_t call_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__resolve(&cubind__runtime_symbols.table, 256, &cubind_unavailable);
+    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__resolve(&cubind__runtime_symbols.table, 256, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphGetEdges);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16250,34 +15999,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphGetEdges(cudaGraph_t graph, cudaG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphGetEdges is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
-    return call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphGetEdges(graph, from, to, edgeData, numEdges) : call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
-    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__cached(&cubind__runtime_slots[256]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
-    cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
+    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetEdges, &cubind__runtime_offsets[256]);
+    cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 256, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 256, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeGetDependencies_fn)(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_get_dependencies. */
 static cudaError_t call_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 257, &cubind_unavailable);
+    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 257, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeGetDependencies);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16306,34 +16054,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependencies(cudaGraphNode
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeGetDependencies is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
-    return call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies) : call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__cached(&cubind__runtime_slots[257]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
-    cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
+    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetDependencies, &cubind__runtime_offsets[257]);
+    cudaError_t cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 257, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 257, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeGetDependentNodes_fn)(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_get_dependent_nodes. */
 static cudaError_t call_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__resolve(&cubind__runtime_symbols.table, 258, &cubind_unavailable);
+    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__resolve(&cubind__runtime_symbols.table, 258, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeGetDependentNodes);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16362,34 +16109,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependentNodes(cudaGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeGetDependentNodes is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
-    return call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes) : call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
-    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__cached(&cubind__runtime_slots[258]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
-    cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
+    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetDependentNodes, &cubind__runtime_offsets[258]);
+    cudaError_t cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 258, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 258, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddDependencies_fn)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_dependencies. */
 static cudaError_t call_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 259, &cubind_unavailable);
+    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 259, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddDependencies);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16419,34 +16165,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddDependencies(cudaGraph_t graph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddDependencies is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
-    return call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies) : call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__cached(&cubind__runtime_slots[259]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
-    cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
+    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddDependencies, &cubind__runtime_offsets[259]);
+    cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 259, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 259, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphRemoveDependencies_fn)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
+static CUBIND_COLD cudaError_t slow_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_remove_dependencies. */
 static cudaError_t call_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 260, &cubind_unavailable);
+    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__resolve(&cubind__runtime_symbols.table, 260, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphRemoveDependencies);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16476,34 +16221,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphRemoveDependencies(cudaGraph_t gr
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphRemoveDependencies is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
-    return call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies) : call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__cached(&cubind__runtime_slots[260]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
-    cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
+    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphRemoveDependencies, &cubind__runtime_offsets[260]);
+    cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 260, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 260, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphDestroyNode_fn)(cudaGraphNode_t node);
+static CUBIND_COLD cudaError_t slow_cudaGraphDestroyNode(cudaGraphNode_t node);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_destroy_node. */
 static cudaError_t call_cudaGraphDestroyNode(cudaGraphNode_t node)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 261, &cubind_unavailable);
+    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 261, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphDestroyNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16529,34 +16273,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphDestroyNode(cudaGraphNode_t node)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphDestroyNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphDestroyNode(cudaGraphNode_t node)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphDestroyNode(node);
-    return call_cudaGraphDestroyNode(node);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphDestroyNode(node) : call_cudaGraphDestroyNode(node);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
 {
-    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__cached(&cubind__runtime_slots[261]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphDestroyNode(node);
-    cubind_status = cubind_fn(node);
+    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphDestroyNode, &cubind__runtime_offsets[261]);
+    cudaError_t cubind_status = cubind_fn(node);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 261, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 261, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphInstantiate_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_instantiate. */
 static cudaError_t call_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__resolve(&cubind__runtime_symbols.table, 262, &cubind_unavailable);
+    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__resolve(&cubind__runtime_symbols.table, 262, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphInstantiate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16584,34 +16327,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphInstantiate(cudaGraphExec_t *pGra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphInstantiate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphInstantiate(pGraphExec, graph, flags);
-    return call_cudaGraphInstantiate(pGraphExec, graph, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphInstantiate(pGraphExec, graph, flags) : call_cudaGraphInstantiate(pGraphExec, graph, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__cached(&cubind__runtime_slots[262]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphInstantiate(pGraphExec, graph, flags);
-    cubind_status = cubind_fn(pGraphExec, graph, flags);
+    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiate, &cubind__runtime_offsets[262]);
+    cudaError_t cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 262, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 262, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphInstantiateWithFlags_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_instantiate_with_flags. */
 static cudaError_t call_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 263, &cubind_unavailable);
+    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 263, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphInstantiateWithFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16639,34 +16381,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithFlags(cudaGraphExe
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphInstantiateWithFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-    return call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__cached(&cubind__runtime_slots[263]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-    cubind_status = cubind_fn(pGraphExec, graph, flags);
+    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiateWithFlags, &cubind__runtime_offsets[263]);
+    cudaError_t cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 263, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 263, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphInstantiateWithParams_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_instantiate_with_params. */
 static cudaError_t call_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 264, &cubind_unavailable);
+    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 264, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphInstantiateWithParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16694,34 +16435,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithParams(cudaGraphEx
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphInstantiateWithParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
-    return call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams) : call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
-    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__cached(&cubind__runtime_slots[264]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
-    cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
+    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiateWithParams, &cubind__runtime_offsets[264]);
+    cudaError_t cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 264, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 264, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecGetFlags_fn)(cudaGraphExec_t graphExec, unsigned long long *flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_get_flags. */
 static cudaError_t call_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 265, &cubind_unavailable);
+    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__resolve(&cubind__runtime_symbols.table, 265, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecGetFlags);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16748,34 +16488,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecGetFlags(cudaGraphExec_t grap
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecGetFlags is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecGetFlags(graphExec, flags);
-    return call_cudaGraphExecGetFlags(graphExec, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecGetFlags(graphExec, flags) : call_cudaGraphExecGetFlags(graphExec, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
-    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__cached(&cubind__runtime_slots[265]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecGetFlags(graphExec, flags);
-    cubind_status = cubind_fn(graphExec, flags);
+    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecGetFlags, &cubind__runtime_offsets[265]);
+    cudaError_t cubind_status = cubind_fn(graphExec, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 265, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 265, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecKernelNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_kernel_node_set_params. */
 static cudaError_t call_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 266, &cubind_unavailable);
+    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 266, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecKernelNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16803,34 +16542,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecKernelNodeSetParams(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecKernelNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    return call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams) : call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[266]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
+    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecKernelNodeSetParams, &cubind__runtime_offsets[266]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 266, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 266, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_memcpy_node_set_params. */
 static cudaError_t call_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 267, &cubind_unavailable);
+    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 267, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16858,34 +16596,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    return call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[267]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
+    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams, &cubind__runtime_offsets[267]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 267, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 267, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol. */
 static cudaError_t call_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 268, &cubind_unavailable);
+    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 268, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsToSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16917,34 +16654,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(c
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParamsToSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
-    return call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind) : call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__cached(&cubind__runtime_slots[268]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
-    cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
+    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[268]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 268, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 268, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol. */
 static cudaError_t call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 269, &cubind_unavailable);
+    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 269, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -16976,34 +16712,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParamsFromSymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
-    return call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind) : call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__cached(&cubind__runtime_slots[269]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
-    cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
+    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[269]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 269, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 269, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_memcpy_node_set_params1_d. */
 static cudaError_t call_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__resolve(&cubind__runtime_symbols.table, 270, &cubind_unavailable);
+    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__resolve(&cubind__runtime_symbols.table, 270, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams1D);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17034,34 +16769,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecMemcpyNodeSetParams1D is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    return call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__cached(&cubind__runtime_slots[270]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
+    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams1D, &cubind__runtime_offsets[270]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 270, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 270, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecMemsetNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_memset_node_set_params. */
 static cudaError_t call_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 271, &cubind_unavailable);
+    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 271, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecMemsetNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17089,34 +16823,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemsetNodeSetParams(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecMemsetNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    return call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[271]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
+    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemsetNodeSetParams, &cubind__runtime_offsets[271]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 271, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 271, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecHostNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_host_node_set_params. */
 static cudaError_t call_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 272, &cubind_unavailable);
+    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 272, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecHostNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17144,34 +16877,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecHostNodeSetParams(cudaGraphEx
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecHostNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-    return call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[272]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
+    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecHostNodeSetParams, &cubind__runtime_offsets[272]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 272, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 272, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecChildGraphNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_child_graph_node_set_params. */
 static cudaError_t call_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 273, &cubind_unavailable);
+    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 273, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecChildGraphNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17199,34 +16931,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecChildGraphNodeSetParams(cudaG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecChildGraphNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-    return call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
-    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[273]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-    cubind_status = cubind_fn(hGraphExec, node, childGraph);
+    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecChildGraphNodeSetParams, &cubind__runtime_offsets[273]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, node, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 273, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 273, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecEventRecordNodeSetEvent_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_event_record_node_set_event. */
 static cudaError_t call_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 274, &cubind_unavailable);
+    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 274, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecEventRecordNodeSetEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17254,34 +16985,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecEventRecordNodeSetEvent(cudaG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecEventRecordNodeSetEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    return call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__cached(&cubind__runtime_slots[274]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    cubind_status = cubind_fn(hGraphExec, hNode, event);
+    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecEventRecordNodeSetEvent, &cubind__runtime_offsets[274]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 274, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 274, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecEventWaitNodeSetEvent_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_event_wait_node_set_event. */
 static cudaError_t call_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 275, &cubind_unavailable);
+    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__resolve(&cubind__runtime_symbols.table, 275, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecEventWaitNodeSetEvent);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17309,34 +17039,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecEventWaitNodeSetEvent(cudaGra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecEventWaitNodeSetEvent is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    return call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__cached(&cubind__runtime_slots[275]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    cubind_status = cubind_fn(hGraphExec, hNode, event);
+    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecEventWaitNodeSetEvent, &cubind__runtime_offsets[275]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 275, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 275, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_external_semaphores_signal_node_set_params. */
 static cudaError_t call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 276, &cubind_unavailable);
+    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 276, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17364,34 +17093,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresSignalNodeS
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecExternalSemaphoresSignalNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    return call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) : call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[276]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
+    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[276]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 276, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 276, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_external_semaphores_wait_node_set_params. */
 static cudaError_t call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 277, &cubind_unavailable);
+    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 277, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17419,34 +17147,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresWaitNodeSet
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecExternalSemaphoresWaitNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    return call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) : call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[277]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
+    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[277]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 277, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 277, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeSetEnabled_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_set_enabled. */
 static cudaError_t call_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__resolve(&cubind__runtime_symbols.table, 278, &cubind_unavailable);
+    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__resolve(&cubind__runtime_symbols.table, 278, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeSetEnabled);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17474,34 +17201,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeSetEnabled is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    return call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
-    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__cached(&cubind__runtime_slots[278]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
+    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeSetEnabled, &cubind__runtime_offsets[278]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 278, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 278, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeGetEnabled_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_get_enabled. */
 static cudaError_t call_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__resolve(&cubind__runtime_symbols.table, 279, &cubind_unavailable);
+    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__resolve(&cubind__runtime_symbols.table, 279, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeGetEnabled);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17529,34 +17255,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hG
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeGetEnabled is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    return call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
-    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__cached(&cubind__runtime_slots[279]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
+    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetEnabled, &cubind__runtime_offsets[279]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 279, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 279, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecUpdate_fn)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_update. */
 static cudaError_t call_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__resolve(&cubind__runtime_symbols.table, 280, &cubind_unavailable);
+    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__resolve(&cubind__runtime_symbols.table, 280, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecUpdate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17584,34 +17309,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecUpdate(cudaGraphExec_t hGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecUpdate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
-    return call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) : call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__cached(&cubind__runtime_slots[280]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
-    cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
+    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecUpdate, &cubind__runtime_offsets[280]);
+    cudaError_t cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 280, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 280, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphUpload_fn)(cudaGraphExec_t graphExec, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_upload. */
 static cudaError_t call_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__resolve(&cubind__runtime_symbols.table, 281, &cubind_unavailable);
+    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__resolve(&cubind__runtime_symbols.table, 281, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphUpload);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17638,34 +17362,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphUpload(cudaGraphExec_t graphExec,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphUpload is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphUpload(graphExec, stream);
-    return call_cudaGraphUpload(graphExec, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphUpload(graphExec, stream) : call_cudaGraphUpload(graphExec, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__cached(&cubind__runtime_slots[281]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphUpload(graphExec, stream);
-    cubind_status = cubind_fn(graphExec, stream);
+    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__target((cubind__fnptr)slow_cudaGraphUpload, &cubind__runtime_offsets[281]);
+    cudaError_t cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 281, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 281, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphLaunch_fn)(cudaGraphExec_t graphExec, cudaStream_t stream);
+static CUBIND_COLD cudaError_t slow_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_launch. */
 static cudaError_t call_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__resolve(&cubind__runtime_symbols.table, 282, &cubind_unavailable);
+    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__resolve(&cubind__runtime_symbols.table, 282, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphLaunch);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17692,34 +17415,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphLaunch(cudaGraphExec_t graphExec,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphLaunch is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphLaunch(graphExec, stream);
-    return call_cudaGraphLaunch(graphExec, stream);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphLaunch(graphExec, stream) : call_cudaGraphLaunch(graphExec, stream);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__cached(&cubind__runtime_slots[282]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphLaunch(graphExec, stream);
-    cubind_status = cubind_fn(graphExec, stream);
+    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__target((cubind__fnptr)slow_cudaGraphLaunch, &cubind__runtime_offsets[282]);
+    cudaError_t cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 282, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 282, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecDestroy_fn)(cudaGraphExec_t graphExec);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_destroy. */
 static cudaError_t call_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 283, &cubind_unavailable);
+    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 283, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecDestroy);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17745,34 +17467,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecDestroy(cudaGraphExec_t graph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecDestroy(graphExec);
-    return call_cudaGraphExecDestroy(graphExec);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecDestroy(graphExec) : call_cudaGraphExecDestroy(graphExec);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
 {
-    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__cached(&cubind__runtime_slots[283]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecDestroy(graphExec);
-    cubind_status = cubind_fn(graphExec);
+    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecDestroy, &cubind__runtime_offsets[283]);
+    cudaError_t cubind_status = cubind_fn(graphExec);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 283, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 283, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphDestroy_fn)(cudaGraph_t graph);
+static CUBIND_COLD cudaError_t slow_cudaGraphDestroy(cudaGraph_t graph);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_destroy. */
 static cudaError_t call_cudaGraphDestroy(cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 284, &cubind_unavailable);
+    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__resolve(&cubind__runtime_symbols.table, 284, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphDestroy);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17798,34 +17519,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphDestroy(cudaGraph_t graph)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphDestroy is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphDestroy(cudaGraph_t graph)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphDestroy(graph);
-    return call_cudaGraphDestroy(graph);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphDestroy(graph) : call_cudaGraphDestroy(graph);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
 {
-    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__cached(&cubind__runtime_slots[284]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphDestroy(graph);
-    cubind_status = cubind_fn(graph);
+    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__target((cubind__fnptr)slow_cudaGraphDestroy, &cubind__runtime_offsets[284]);
+    cudaError_t cubind_status = cubind_fn(graph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 284, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 284, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphDebugDotPrint_fn)(cudaGraph_t graph, const char *path, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_debug_dot_print. */
 static cudaError_t call_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__resolve(&cubind__runtime_symbols.table, 285, &cubind_unavailable);
+    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__resolve(&cubind__runtime_symbols.table, 285, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphDebugDotPrint);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17853,34 +17573,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphDebugDotPrint(cudaGraph_t graph, 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphDebugDotPrint is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphDebugDotPrint(graph, path, flags);
-    return call_cudaGraphDebugDotPrint(graph, path, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphDebugDotPrint(graph, path, flags) : call_cudaGraphDebugDotPrint(graph, path, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *path, unsigned int flags)
 {
-    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__cached(&cubind__runtime_slots[285]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphDebugDotPrint(graph, path, flags);
-    cubind_status = cubind_fn(graph, path, flags);
+    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__target((cubind__fnptr)slow_cudaGraphDebugDotPrint, &cubind__runtime_offsets[285]);
+    cudaError_t cubind_status = cubind_fn(graph, path, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 285, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 285, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaUserObjectCreate_fn)(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_user_object_create. */
 static cudaError_t call_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 286, &cubind_unavailable);
+    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 286, &cubind_unavailable, (cubind__fnptr)slow_cudaUserObjectCreate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17910,34 +17629,33 @@ static CUBIND_COLD cudaError_t traced_cudaUserObjectCreate(cudaUserObject_t *obj
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaUserObjectCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    return call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__cached(&cubind__runtime_slots[286]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
+    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectCreate, &cubind__runtime_offsets[286]);
+    cudaError_t cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 286, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 286, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaUserObjectRetain_fn)(cudaUserObject_t object, unsigned int count);
+static CUBIND_COLD cudaError_t slow_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_user_object_retain. */
 static cudaError_t call_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__resolve(&cubind__runtime_symbols.table, 287, &cubind_unavailable);
+    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__resolve(&cubind__runtime_symbols.table, 287, &cubind_unavailable, (cubind__fnptr)slow_cudaUserObjectRetain);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -17964,34 +17682,33 @@ static CUBIND_COLD cudaError_t traced_cudaUserObjectRetain(cudaUserObject_t obje
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaUserObjectRetain is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
-    if (cubind__tracing())
-        return traced_cudaUserObjectRetain(object, count);
-    return call_cudaUserObjectRetain(object, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaUserObjectRetain(object, count) : call_cudaUserObjectRetain(object, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__cached(&cubind__runtime_slots[287]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaUserObjectRetain(object, count);
-    cubind_status = cubind_fn(object, count);
+    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectRetain, &cubind__runtime_offsets[287]);
+    cudaError_t cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 287, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 287, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaUserObjectRelease_fn)(cudaUserObject_t object, unsigned int count);
+static CUBIND_COLD cudaError_t slow_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_user_object_release. */
 static cudaError_t call_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__resolve(&cubind__runtime_symbols.table, 288, &cubind_unavailable);
+    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__resolve(&cubind__runtime_symbols.table, 288, &cubind_unavailable, (cubind__fnptr)slow_cudaUserObjectRelease);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18018,34 +17735,33 @@ static CUBIND_COLD cudaError_t traced_cudaUserObjectRelease(cudaUserObject_t obj
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaUserObjectRelease is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
-    if (cubind__tracing())
-        return traced_cudaUserObjectRelease(object, count);
-    return call_cudaUserObjectRelease(object, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaUserObjectRelease(object, count) : call_cudaUserObjectRelease(object, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__cached(&cubind__runtime_slots[288]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaUserObjectRelease(object, count);
-    cubind_status = cubind_fn(object, count);
+    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectRelease, &cubind__runtime_offsets[288]);
+    cudaError_t cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 288, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 288, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphRetainUserObject_fn)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_retain_user_object. */
 static cudaError_t call_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 289, &cubind_unavailable);
+    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 289, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphRetainUserObject);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18074,34 +17790,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphRetainUserObject(cudaGraph_t grap
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphRetainUserObject is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphRetainUserObject(graph, object, count, flags);
-    return call_cudaGraphRetainUserObject(graph, object, count, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphRetainUserObject(graph, object, count, flags) : call_cudaGraphRetainUserObject(graph, object, count, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
-    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__cached(&cubind__runtime_slots[289]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphRetainUserObject(graph, object, count, flags);
-    cubind_status = cubind_fn(graph, object, count, flags);
+    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__target((cubind__fnptr)slow_cudaGraphRetainUserObject, &cubind__runtime_offsets[289]);
+    cudaError_t cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 289, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 289, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphReleaseUserObject_fn)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count);
+static CUBIND_COLD cudaError_t slow_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_release_user_object. */
 static cudaError_t call_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 290, &cubind_unavailable);
+    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__resolve(&cubind__runtime_symbols.table, 290, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphReleaseUserObject);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18129,34 +17844,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphReleaseUserObject(cudaGraph_t gra
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphReleaseUserObject is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphReleaseUserObject(graph, object, count);
-    return call_cudaGraphReleaseUserObject(graph, object, count);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphReleaseUserObject(graph, object, count) : call_cudaGraphReleaseUserObject(graph, object, count);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__cached(&cubind__runtime_slots[290]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphReleaseUserObject(graph, object, count);
-    cubind_status = cubind_fn(graph, object, count);
+    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__target((cubind__fnptr)slow_cudaGraphReleaseUserObject, &cubind__runtime_offsets[290]);
+    cudaError_t cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 290, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 290, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphAddNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_add_node. */
 static cudaError_t call_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 291, &cubind_unavailable);
+    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__resolve(&cubind__runtime_symbols.table, 291, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphAddNode);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18187,34 +17901,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddNode(cudaGraphNode_t *pGraphNo
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphAddNode is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    return call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams) : call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__cached(&cubind__runtime_slots[291]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddNode, &cubind__runtime_offsets[291]);
+    cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 291, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 291, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphNodeSetParams_fn)(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_node_set_params. */
 static cudaError_t call_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 292, &cubind_unavailable);
+    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 292, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18241,34 +17954,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetParams(cudaGraphNode_t nod
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphNodeSetParams(node, nodeParams);
-    return call_cudaGraphNodeSetParams(node, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphNodeSetParams(node, nodeParams) : call_cudaGraphNodeSetParams(node, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[292]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphNodeSetParams(node, nodeParams);
-    cubind_status = cubind_fn(node, nodeParams);
+    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeSetParams, &cubind__runtime_offsets[292]);
+    cudaError_t cubind_status = cubind_fn(node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 292, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 292, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphExecNodeSetParams_fn)(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
+static CUBIND_COLD cudaError_t slow_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_exec_node_set_params. */
 static cudaError_t call_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 293, &cubind_unavailable);
+    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__resolve(&cubind__runtime_symbols.table, 293, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphExecNodeSetParams);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18296,34 +18008,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecNodeSetParams(cudaGraphExec_t
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphExecNodeSetParams is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
-    return call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams) : call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__cached(&cubind__runtime_slots[293]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
-    cubind_status = cubind_fn(graphExec, node, nodeParams);
+    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecNodeSetParams, &cubind__runtime_offsets[293]);
+    cudaError_t cubind_status = cubind_fn(graphExec, node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 293, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 293, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGraphConditionalHandleCreate_fn)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags);
+static CUBIND_COLD cudaError_t slow_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_graph_conditional_handle_create. */
 static cudaError_t call_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 294, &cubind_unavailable);
+    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__resolve(&cubind__runtime_symbols.table, 294, &cubind_unavailable, (cubind__fnptr)slow_cudaGraphConditionalHandleCreate);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18352,34 +18063,33 @@ static CUBIND_COLD cudaError_t traced_cudaGraphConditionalHandleCreate(cudaGraph
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGraphConditionalHandleCreate is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    if (cubind__tracing())
-        return traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
-    return call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags) : call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__cached(&cubind__runtime_slots[294]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
-    cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
+    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__target((cubind__fnptr)slow_cudaGraphConditionalHandleCreate, &cubind__runtime_offsets[294]);
+    cudaError_t cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 294, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 294, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetDriverEntryPoint_fn)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
+static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_driver_entry_point. */
 static cudaError_t call_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__resolve(&cubind__runtime_symbols.table, 295, &cubind_unavailable);
+    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__resolve(&cubind__runtime_symbols.table, 295, &cubind_unavailable, (cubind__fnptr)slow_cudaGetDriverEntryPoint);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18408,34 +18118,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPoint(const char *symbol
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetDriverEntryPoint is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    if (cubind__tracing())
-        return traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
-    return call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus) : call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__cached(&cubind__runtime_slots[295]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
-    cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
+    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__target((cubind__fnptr)slow_cudaGetDriverEntryPoint, &cubind__runtime_offsets[295]);
+    cudaError_t cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 295, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 295, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetDriverEntryPointByVersion_fn)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
+static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_driver_entry_point_by_version. */
 static cudaError_t call_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__resolve(&cubind__runtime_symbols.table, 296, &cubind_unavailable);
+    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__resolve(&cubind__runtime_symbols.table, 296, &cubind_unavailable, (cubind__fnptr)slow_cudaGetDriverEntryPointByVersion);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18465,34 +18174,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPointByVersion(const cha
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetDriverEntryPointByVersion is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    if (cubind__tracing())
-        return traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    return call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus) : call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__cached(&cubind__runtime_slots[296]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__target((cubind__fnptr)slow_cudaGetDriverEntryPointByVersion, &cubind__runtime_offsets[296]);
+    cudaError_t cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 296, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 296, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryLoadData_fn)(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
+static CUBIND_COLD cudaError_t slow_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_load_data. */
 static cudaError_t call_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__resolve(&cubind__runtime_symbols.table, 297, &cubind_unavailable);
+    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__resolve(&cubind__runtime_symbols.table, 297, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryLoadData);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18525,34 +18233,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryLoadData(cudaLibrary_t *library
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryLoadData is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    return call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__cached(&cubind__runtime_slots[297]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__target((cubind__fnptr)slow_cudaLibraryLoadData, &cubind__runtime_offsets[297]);
+    cudaError_t cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 297, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 297, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryLoadFromFile_fn)(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
+static CUBIND_COLD cudaError_t slow_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_load_from_file. */
 static cudaError_t call_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__resolve(&cubind__runtime_symbols.table, 298, &cubind_unavailable);
+    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__resolve(&cubind__runtime_symbols.table, 298, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryLoadFromFile);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18585,34 +18292,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryLoadFromFile(cudaLibrary_t *lib
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryLoadFromFile is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    return call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__cached(&cubind__runtime_slots[298]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__target((cubind__fnptr)slow_cudaLibraryLoadFromFile, &cubind__runtime_offsets[298]);
+    cudaError_t cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 298, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 298, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryUnload_fn)(cudaLibrary_t library);
+static CUBIND_COLD cudaError_t slow_cudaLibraryUnload(cudaLibrary_t library);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_unload. */
 static cudaError_t call_cudaLibraryUnload(cudaLibrary_t library)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__resolve(&cubind__runtime_symbols.table, 299, &cubind_unavailable);
+    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__resolve(&cubind__runtime_symbols.table, 299, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryUnload);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18638,34 +18344,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryUnload(cudaLibrary_t library)
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryUnload is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryUnload(cudaLibrary_t library)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryUnload(library);
-    return call_cudaLibraryUnload(library);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryUnload(library) : call_cudaLibraryUnload(library);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
 {
-    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__cached(&cubind__runtime_slots[299]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryUnload(library);
-    cubind_status = cubind_fn(library);
+    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__target((cubind__fnptr)slow_cudaLibraryUnload, &cubind__runtime_offsets[299]);
+    cudaError_t cubind_status = cubind_fn(library);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 299, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 299, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryGetKernel_fn)(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name);
+static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_get_kernel. */
 static cudaError_t call_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 300, &cubind_unavailable);
+    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 300, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryGetKernel);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18693,34 +18398,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernel(cudaKernel_t *pKernel
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryGetKernel is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryGetKernel(pKernel, library, name);
-    return call_cudaLibraryGetKernel(pKernel, library, name);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryGetKernel(pKernel, library, name) : call_cudaLibraryGetKernel(pKernel, library, name);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__cached(&cubind__runtime_slots[300]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryGetKernel(pKernel, library, name);
-    cubind_status = cubind_fn(pKernel, library, name);
+    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetKernel, &cubind__runtime_offsets[300]);
+    cudaError_t cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 300, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 300, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryGetGlobal_fn)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
+static CUBIND_COLD cudaError_t slow_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_get_global. */
 static cudaError_t call_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__resolve(&cubind__runtime_symbols.table, 301, &cubind_unavailable);
+    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__resolve(&cubind__runtime_symbols.table, 301, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryGetGlobal);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18749,34 +18453,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetGlobal(void **dptr, size_t *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryGetGlobal is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryGetGlobal(dptr, bytes, library, name);
-    return call_cudaLibraryGetGlobal(dptr, bytes, library, name);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryGetGlobal(dptr, bytes, library, name) : call_cudaLibraryGetGlobal(dptr, bytes, library, name);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__cached(&cubind__runtime_slots[301]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryGetGlobal(dptr, bytes, library, name);
-    cubind_status = cubind_fn(dptr, bytes, library, name);
+    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetGlobal, &cubind__runtime_offsets[301]);
+    cudaError_t cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 301, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 301, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryGetManaged_fn)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
+static CUBIND_COLD cudaError_t slow_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_get_managed. */
 static cudaError_t call_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__resolve(&cubind__runtime_symbols.table, 302, &cubind_unavailable);
+    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__resolve(&cubind__runtime_symbols.table, 302, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryGetManaged);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18805,34 +18508,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetManaged(void **dptr, size_t 
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryGetManaged is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryGetManaged(dptr, bytes, library, name);
-    return call_cudaLibraryGetManaged(dptr, bytes, library, name);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryGetManaged(dptr, bytes, library, name) : call_cudaLibraryGetManaged(dptr, bytes, library, name);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__cached(&cubind__runtime_slots[302]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryGetManaged(dptr, bytes, library, name);
-    cubind_status = cubind_fn(dptr, bytes, library, name);
+    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetManaged, &cubind__runtime_offsets[302]);
+    cudaError_t cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 302, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 302, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryGetUnifiedFunction_fn)(void **fptr, cudaLibrary_t library, const char *symbol);
+static CUBIND_COLD cudaError_t slow_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_get_unified_function. */
 static cudaError_t call_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__resolve(&cubind__runtime_symbols.table, 303, &cubind_unavailable);
+    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__resolve(&cubind__runtime_symbols.table, 303, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryGetUnifiedFunction);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18860,34 +18562,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetUnifiedFunction(void **fptr,
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryGetUnifiedFunction is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
-    return call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol) : call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary_t library, const char *symbol)
 {
-    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__cached(&cubind__runtime_slots[303]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
-    cubind_status = cubind_fn(fptr, library, symbol);
+    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetUnifiedFunction, &cubind__runtime_offsets[303]);
+    cudaError_t cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 303, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 303, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryGetKernelCount_fn)(unsigned int *count, cudaLibrary_t lib);
+static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_get_kernel_count. */
 static cudaError_t call_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__resolve(&cubind__runtime_symbols.table, 304, &cubind_unavailable);
+    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__resolve(&cubind__runtime_symbols.table, 304, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryGetKernelCount);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18914,34 +18615,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernelCount(unsigned int *co
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryGetKernelCount is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryGetKernelCount(count, lib);
-    return call_cudaLibraryGetKernelCount(count, lib);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryGetKernelCount(count, lib) : call_cudaLibraryGetKernelCount(count, lib);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLibrary_t lib)
 {
-    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__cached(&cubind__runtime_slots[304]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryGetKernelCount(count, lib);
-    cubind_status = cubind_fn(count, lib);
+    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetKernelCount, &cubind__runtime_offsets[304]);
+    cudaError_t cubind_status = cubind_fn(count, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 304, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 304, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaLibraryEnumerateKernels_fn)(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib);
+static CUBIND_COLD cudaError_t slow_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_library_enumerate_kernels. */
 static cudaError_t call_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__resolve(&cubind__runtime_symbols.table, 305, &cubind_unavailable);
+    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__resolve(&cubind__runtime_symbols.table, 305, &cubind_unavailable, (cubind__fnptr)slow_cudaLibraryEnumerateKernels);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -18969,34 +18669,33 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryEnumerateKernels(cudaKernel_t *
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaLibraryEnumerateKernels is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
-    if (cubind__tracing())
-        return traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
-    return call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib) : call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
-    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__cached(&cubind__runtime_slots[305]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
-    cubind_status = cubind_fn(kernels, numKernels, lib);
+    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__target((cubind__fnptr)slow_cudaLibraryEnumerateKernels, &cubind__runtime_offsets[305]);
+    cudaError_t cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 305, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 305, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaKernelSetAttributeForDevice_fn)(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device);
+static CUBIND_COLD cudaError_t slow_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_kernel_set_attribute_for_device. */
 static cudaError_t call_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 306, &cubind_unavailable);
+    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__resolve(&cubind__runtime_symbols.table, 306, &cubind_unavailable, (cubind__fnptr)slow_cudaKernelSetAttributeForDevice);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -19025,34 +18724,33 @@ static CUBIND_COLD cudaError_t traced_cudaKernelSetAttributeForDevice(cudaKernel
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaKernelSetAttributeForDevice is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    if (cubind__tracing())
-        return traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
-    return call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device) : call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__cached(&cubind__runtime_slots[306]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
-    cubind_status = cubind_fn(kernel, attr, value, device);
+    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__target((cubind__fnptr)slow_cudaKernelSetAttributeForDevice, &cubind__runtime_offsets[306]);
+    cudaError_t cubind_status = cubind_fn(kernel, attr, value, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 306, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 306, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetExportTable_fn)(const void **ppExportTable, const cudaUUID_t *pExportTableId);
+static CUBIND_COLD cudaError_t slow_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_export_table. */
 static cudaError_t call_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__resolve(&cubind__runtime_symbols.table, 307, &cubind_unavailable);
+    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__resolve(&cubind__runtime_symbols.table, 307, &cubind_unavailable, (cubind__fnptr)slow_cudaGetExportTable);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -19079,34 +18777,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetExportTable(const void **ppExportTa
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetExportTable is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
-    if (cubind__tracing())
-        return traced_cudaGetExportTable(ppExportTable, pExportTableId);
-    return call_cudaGetExportTable(ppExportTable, pExportTableId);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetExportTable(ppExportTable, pExportTableId) : call_cudaGetExportTable(ppExportTable, pExportTableId);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
-    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__cached(&cubind__runtime_slots[307]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetExportTable(ppExportTable, pExportTableId);
-    cubind_status = cubind_fn(ppExportTable, pExportTableId);
+    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__target((cubind__fnptr)slow_cudaGetExportTable, &cubind__runtime_offsets[307]);
+    cudaError_t cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 307, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 307, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetFuncBySymbol_fn)(cudaFunction_t *functionPtr, const void *symbolPtr);
+static CUBIND_COLD cudaError_t slow_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_func_by_symbol. */
 static cudaError_t call_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 308, &cubind_unavailable);
+    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__resolve(&cubind__runtime_symbols.table, 308, &cubind_unavailable, (cubind__fnptr)slow_cudaGetFuncBySymbol);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -19133,34 +18830,33 @@ static CUBIND_COLD cudaError_t traced_cudaGetFuncBySymbol(cudaFunction_t *functi
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetFuncBySymbol is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
-    if (cubind__tracing())
-        return traced_cudaGetFuncBySymbol(functionPtr, symbolPtr);
-    return call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetFuncBySymbol(functionPtr, symbolPtr) : call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
-    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__cached(&cubind__runtime_slots[308]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetFuncBySymbol(functionPtr, symbolPtr);
-    cubind_status = cubind_fn(functionPtr, symbolPtr);
+    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__target((cubind__fnptr)slow_cudaGetFuncBySymbol, &cubind__runtime_offsets[308]);
+    cudaError_t cubind_status = cubind_fn(functionPtr, symbolPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 308, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 308, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
 typedef cudaError_t (*cubind__cudaGetKernel_fn)(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+static CUBIND_COLD cudaError_t slow_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
 
 /* The call through the loader, shared by the slow and the traced paths of cubind_runtime_get_kernel. */
 static cudaError_t call_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 309, &cubind_unavailable);
+    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__resolve(&cubind__runtime_symbols.table, 309, &cubind_unavailable, (cubind__fnptr)slow_cudaGetKernel);
     cudaError_t cubind_status;
     if (cubind_fn == NULL)
         return (cudaError_t)cubind_unavailable;
@@ -19187,23 +18883,21 @@ static CUBIND_COLD cudaError_t traced_cudaGetKernel(cudaKernel_t *kernelPtr, con
     return cubind_result;
 }
 
-/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+/* What the wrapper calls until cudaGetKernel is resolved, and every call while tracing. */
 static CUBIND_COLD cudaError_t slow_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    if (cubind__tracing())
-        return traced_cudaGetKernel(kernelPtr, entryFuncAddr);
-    return call_cudaGetKernel(kernelPtr, entryFuncAddr);
+    cudaError_t cubind_status = cubind__tracing() ? traced_cudaGetKernel(kernelPtr, entryFuncAddr) : call_cudaGetKernel(kernelPtr, entryFuncAddr);
+    if (cubind_status != cudaSuccess)
+        return (cudaError_t)cubind__reported((int)cubind_status); /* not to be reported again */
+    return cubind_status;
 }
 
 cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__cached(&cubind__runtime_slots[309]);
-    cudaError_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return slow_cudaGetKernel(kernelPtr, entryFuncAddr);
-    cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
+    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__target((cubind__fnptr)slow_cudaGetKernel, &cubind__runtime_offsets[309]);
+    cudaError_t cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 309, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 309, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
