@@ -13,6 +13,9 @@
  *             unfused  plain, then one kernel: bias + ReLU in place, writing the mask
  *   backward  fused    D = (A G) .* mask, db = D summed over its N columns   CUBLASLT_EPILOGUE_DRELU_BGRAD
  *             unfused  A G plain, then a kernel applying the mask in place and one summing D into db
+ *             partly   D = (A G) .* mask, then the kernel summing D into db  CUBLASLT_EPILOGUE_DRELU
+ *             fused    (not a goal, they are about DRELU_BGRAD: what a user wanting the fastest backward can
+ *                      use where DRELU_BGRAD stays well below the plain matmul)
  * The backward is the blog's: the product giving the gradient with respect to the pre-activation
  * (M x N, the shape of the forward's mask, which it reads: the fused forward's), masked by ReLU's
  * derivative, and the bias gradient summed over the N (batch) columns: length M, D's rows, as
@@ -42,10 +45,18 @@
  * wrote (in double): |db - s| <= 1e-3 sum |D| (D's own rounding to fp16, 2^-11 relative, and fp32
  * summation) + 2^-10 |s| (db's rounding to fp16).
  *
- * Usage: epilog [all | fused] [runs, default 25] [warm-up rounds, default 5]
- *   all    the five variants: a Markdown table;
- *   fused  the fused forward only, then one line "result median_ms=... tflops=... library=... algo=..."
- *          (bench/gpu/run.sh runs the cubind and the direct build in alternation with it).
+ * Usage: epilog [all | fused | layouts] [runs, default 25, layouts 10] [warm-up rounds, default 5]
+ *   all      the six variants: a Markdown table;
+ *   fused    the fused forward only, then one line "result median_ms=... tflops=... library=... algo=..."
+ *            (bench/gpu/run.sh runs the cubind and the direct build in alternation with it);
+ *   layouts  the backward on each of the four operand layouts of D = op(A) op(G): A op T (stored K x M,
+ *            ld K: the other modes' layout) or op N (stored M x K, ld M); G op N (stored K x N, ld K: the
+ *            other modes') or op T (stored N x K, ld N); D M x N, ld M. Per layout the plain matmul,
+ *            DRELU_BGRAD and DRELU + the bias-gradient kernel, each tuned as above, all twelve timed in
+ *            the same interleaved rounds: a Markdown table. The same buffers a and g, read in another
+ *            layout (their values do not matter for timing): nothing is checked ("all" checks the first
+ *            layout). The mask: one run of the fused forward (the heuristic's first algorithm). About
+ *            20 s of GPU time (tuning: 12 x 48 runs of ~25 ms; timing: 15 rounds of 12).
  * Exit: 0 done, 1 CUDA error, 2 wrong result, 77 no GPU/driver.
  */
 #include <math.h>
@@ -123,12 +134,28 @@ static const char kernel_source[] =
     "    }\n"
     "}\n";
 
-enum after { AFTER_NOTHING, AFTER_BIAS_RELU_MASK, AFTER_DRELU_BGRAD };
+enum after { AFTER_NOTHING, AFTER_BIAS_RELU_MASK, AFTER_DRELU_BGRAD, AFTER_BIAS_GRAD };
+
+/* An operand layout of D = op(A) op(B) (op(G) for the backward): the ops, and A and B as stored. Every
+ * mode uses the first; "layouts" reads the same buffers in the others too. */
+struct layout {
+    int32_t transa, transb;
+    cublasLtMatrixLayout_t a, b;
+    const char *a_text, *g_text;
+};
+enum { LAYOUTS = 4 };
+static struct layout layouts[LAYOUTS] = {
+    {.transa = CUBLAS_OP_T, .transb = CUBLAS_OP_N, .a_text = "op T (K x M, ld K)", .g_text = "op N (K x N, ld K)"},
+    {.transa = CUBLAS_OP_N, .transb = CUBLAS_OP_N, .a_text = "op N (M x K, ld M)", .g_text = "op N (K x N, ld K)"},
+    {.transa = CUBLAS_OP_T, .transb = CUBLAS_OP_T, .a_text = "op T (K x M, ld K)", .g_text = "op T (N x K, ld N)"},
+    {.transa = CUBLAS_OP_N, .transb = CUBLAS_OP_T, .a_text = "op N (M x K, ld M)", .g_text = "op T (N x K, ld N)"},
+};
 
 struct variant {
     const char *direction, *name, *what;
     cublasLtEpilogue_t epilogue;
     enum after after;
+    const struct layout *layout; /* set by plan() */
     cublasLtMatmulDesc_t desc;
     cublasLtMatmulHeuristicResult_t candidates[CANDIDATES];
     int found, chosen;                       /* candidates given by the heuristic; the one kept */
@@ -147,11 +174,16 @@ static struct variant variants[] = {
     VARIANT("backward", "fused", "`DRELU_BGRAD`", CUBLASLT_EPILOGUE_DRELU_BGRAD, AFTER_NOTHING),
     VARIANT("backward", "unfused", "`DEFAULT` + dReLU kernel + bias-gradient kernel", CUBLASLT_EPILOGUE_DEFAULT,
             AFTER_DRELU_BGRAD),
+    VARIANT("backward", "partly fused", "`DRELU` + bias-gradient kernel", CUBLASLT_EPILOGUE_DRELU, AFTER_BIAS_GRAD),
 };
-enum { PLAIN, FUSED_FORWARD, UNFUSED_FORWARD, FUSED_BACKWARD, UNFUSED_BACKWARD, VARIANTS };
+enum { PLAIN, FUSED_FORWARD, UNFUSED_FORWARD, FUSED_BACKWARD, UNFUSED_BACKWARD, PARTLY_FUSED_BACKWARD, VARIANTS };
+/* "layouts": per layout these three, in this order (the plain matmul of the backward: it multiplies G) */
+static const struct variant backward_plain = VARIANT("backward", "plain", "`DEFAULT`", CUBLASLT_EPILOGUE_DEFAULT,
+                                                     AFTER_NOTHING);
+enum { CELL_PLAIN, CELL_FUSED, CELL_PARTLY_FUSED, CELLS };
 
 static cublasLtHandle_t lt;
-static cublasLtMatrixLayout_t a_layout, b_layout, d_layout;
+static cublasLtMatrixLayout_t d_layout;
 static void *a, *b, *g, *d, *bias, *db, *mask_fused, *mask_unfused, *workspace;
 static CUfunction fill_kernel, bias_relu_mask_kernel, drelu_kernel, bias_grad_kernel;
 static unsigned m_arg = (unsigned)M, n_arg = (unsigned)N;
@@ -265,25 +297,46 @@ static long algo_config(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConf
     return (long)v;
 }
 
-static int is_backward(const struct variant *v) { return v - variants >= FUSED_BACKWARD; }
+/* By the direction: the "layouts" mode's variants are copies, outside variants[]. */
+static int is_backward(const struct variant *v) { return strcmp(v->direction, "backward") == 0; }
 
-/* The variant's matmul descriptor and the heuristic's first CANDIDATES algorithms for it. */
-static void plan(struct variant *v)
+/* cuBLASLt's layouts of A and B as stored: op T reads the transpose of what is stored. */
+static void layout_create(struct layout *l)
 {
-    const int32_t transa = CUBLAS_OP_T;
+    const int a_t = l->transa == CUBLAS_OP_T, b_t = l->transb == CUBLAS_OP_T;
+    CHECK(cubind_cublasLt_matrix_layout_create(&l->a, CUDA_R_16F, a_t ? K : M, a_t ? M : K, a_t ? K : M));
+    CHECK(cubind_cublasLt_matrix_layout_create(&l->b, CUDA_R_16F, b_t ? N : K, b_t ? K : N, b_t ? N : K));
+}
+
+static void layout_destroy(struct layout *l)
+{
+    CHECK(cubind_cublasLt_matrix_layout_destroy(l->a));
+    CHECK(cubind_cublasLt_matrix_layout_destroy(l->b));
+}
+
+/* The variant's matmul descriptor on the layout and the heuristic's first CANDIDATES algorithms for it; 0 (and
+ * a message) if the heuristic gives none, which "layouts" reports in its table rather than stopping. */
+static int plan(struct variant *v, const struct layout *layout)
+{
     const uint32_t epilogue = v->epilogue;
     const int64_t mask_ld = M;
     const uint64_t workspace_bytes = WORKSPACE_BYTES;
     void *bias_pointer = v->epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD ? db : bias;
     cublasLtMatmulPreference_t pref;
+    cublasStatus_t status;
 
+    v->layout = layout;
     CHECK(cubind_cublasLt_matmul_desc_create(&v->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
+    CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_TRANSA, &layout->transa,
+                                                     sizeof layout->transa));
+    CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_TRANSB, &layout->transb,
+                                                     sizeof layout->transb));
     CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                                      sizeof epilogue));
-    if (v->epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    if (v->epilogue == CUBLASLT_EPILOGUE_RELU_AUX_BIAS || v->epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD)
         CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer,
                                                          sizeof bias_pointer));
+    if (v->epilogue != CUBLASLT_EPILOGUE_DEFAULT) { /* the mask: written by the forward, read by the backward */
         CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
                                                          &mask_fused, sizeof mask_fused));
         CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &mask_ld,
@@ -293,14 +346,20 @@ static void plan(struct variant *v)
     CHECK(cubind_cublasLt_matmul_preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                            &workspace_bytes, sizeof workspace_bytes));
     v->found = 0;
-    CHECK(cubind_cublasLt_matmul_algo_get_heuristic(lt, v->desc, a_layout, b_layout, d_layout, d_layout, pref,
-                                                     CANDIDATES, v->candidates, &v->found));
+    v->chosen = -1;
+    status = cubind_cublasLt_matmul_algo_get_heuristic(lt, v->desc, layout->a, layout->b, d_layout, d_layout, pref,
+                                                       CANDIDATES, v->candidates, &v->found);
+    if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) /* NOT_SUPPORTED: none found */
+        CHECK(status);
     CHECK(cubind_cublasLt_matmul_preference_destroy(pref));
-    if (v->found <= 0) {
-        fprintf(stderr, "FAIL: cublasLtMatmulAlgoGetHeuristic found no algorithm for %s %s (%s)\n", v->direction,
-                v->name, v->what);
-        exit(EXIT_ERROR);
+    if (status != CUBLAS_STATUS_SUCCESS || v->found <= 0) {
+        v->found = 0;
+        snprintf(v->algo, sizeof v->algo, "none: the heuristic found no algorithm (status %d)", (int)status);
+        fprintf(stderr, "epilog: cublasLtMatmulAlgoGetHeuristic found no algorithm for %s %s (%s), A %s, G/B %s "
+                "(status %d)\n", v->direction, v->name, v->what, layout->a_text, layout->g_text, (int)status);
+        return 0;
     }
+    return 1;
 }
 
 /* The variant's matmul with the given candidate, queued on the default stream; its status. */
@@ -308,8 +367,8 @@ static cublasStatus_t matmul(const struct variant *v, int candidate)
 {
     const float alpha = 1.0f, beta = 0.0f; /* beta = 0: C is not read; it is given as D */
     const void *right = is_backward(v) ? g : b; /* the backward multiplies the incoming gradient G */
-    return cubind_cublasLt_matmul(lt, v->desc, &alpha, a, a_layout, right, b_layout, &beta, d, d_layout, d, d_layout,
-                                  &v->candidates[candidate].algo, workspace, WORKSPACE_BYTES, NULL);
+    return cubind_cublasLt_matmul(lt, v->desc, &alpha, a, v->layout->a, right, v->layout->b, &beta, d, d_layout, d,
+                                  d_layout, &v->candidates[candidate].algo, workspace, WORKSPACE_BYTES, NULL);
 }
 
 /* One run of the variant with the given candidate (the matmul and its kernels); the matmul's status. */
@@ -326,6 +385,9 @@ static cublasStatus_t run_with(const struct variant *v, int candidate)
         void *bias_grad_args[] = {&d, &db, &m_arg, &n_arg};
         launch(drelu_kernel, (unsigned)(M * N / 8 / 256), 256, 1, drelu_args);
         launch(bias_grad_kernel, (unsigned)(M / 32), 32, 8, bias_grad_args);
+    } else if (v->after == AFTER_BIAS_GRAD) { /* the mask already applied by the matmul's DRELU */
+        void *bias_grad_args[] = {&d, &db, &m_arg, &n_arg};
+        launch(bias_grad_kernel, (unsigned)(M / 32), 32, 8, bias_grad_args);
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -333,12 +395,17 @@ static cublasStatus_t run_with(const struct variant *v, int candidate)
 /* One run of the variant with its chosen algorithm. */
 static void run(const struct variant *v) { CHECK(run_with(v, v->chosen)); }
 
-/* Times every candidate (1 + TUNE_RUNS rounds, the first not kept) and keeps the fastest; describes it. */
-static void tune(struct variant *v, cudaEvent_t start, cudaEvent_t stop)
+/* Times every candidate (1 + TUNE_RUNS rounds, the first not kept) and keeps the fastest; describes it. 0 (and
+ * a message) if none ran or plan() found none. */
+static int tune(struct variant *v, cudaEvent_t start, cudaEvent_t stop)
 {
     static double ms[CANDIDATES][TUNE_RUNS];
     const cublasLtMatmulAlgo_t *algo;
     int round, k, c;
+
+    v->chosen = -1;
+    if (v->found <= 0)
+        return 0;
 
     for (c = 0; c < v->found; ++c)
         v->tune_ms[c] = v->candidates[c].state == CUBLAS_STATUS_SUCCESS ? 0.0 : -1.0;
@@ -360,7 +427,6 @@ static void tune(struct variant *v, cudaEvent_t start, cudaEvent_t stop)
             if (round >= 0)
                 ms[c][round] = t;
         }
-    v->chosen = -1;
     for (c = 0; c < v->found; ++c) {
         if (v->tune_ms[c] < 0.0)
             continue;
@@ -369,9 +435,10 @@ static void tune(struct variant *v, cudaEvent_t start, cudaEvent_t stop)
             v->chosen = c;
     }
     if (v->chosen < 0) {
-        fprintf(stderr, "FAIL: none of the heuristic's %d algorithms for %s %s (%s) ran\n", v->found, v->direction,
-                v->name, v->what);
-        exit(EXIT_ERROR);
+        snprintf(v->algo, sizeof v->algo, "none: none of the heuristic's %d algorithms ran", v->found);
+        fprintf(stderr, "epilog: none of the heuristic's %d algorithms for %s %s (%s), A %s, G/B %s ran\n", v->found,
+                v->direction, v->name, v->what, v->layout->a_text, v->layout->g_text);
+        return 0;
     }
     algo = &v->candidates[v->chosen].algo;
     snprintf(v->algo, sizeof v->algo, "heuristic #%d of %d: algo %ld, tile %ld, stages %ld, split-k %ld, "
@@ -380,13 +447,38 @@ static void tune(struct variant *v, cudaEvent_t start, cudaEvent_t stop)
              algo_config(algo, CUBLASLT_ALGO_CONFIG_TILE_ID), algo_config(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
              algo_config(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM), algo_config(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
              algo_config(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), v->candidates[v->chosen].workspaceSize);
+    return 1;
+}
+
+/* `warmup` rounds, then `runs` timed; a round runs each tuned variant of v[0..count) once between two CUDA
+ * events (interleaved: each sees the same clocks and temperature). The median of each (-1: not tuned). */
+static void time_rounds(struct variant *v, int count, int runs, int warmup, cudaEvent_t start, cudaEvent_t stop)
+{
+    int round, i;
+    for (round = -warmup; round < runs; ++round)
+        for (i = 0; i < count; ++i) {
+            float ms;
+            if (v[i].chosen < 0)
+                continue;
+            CHECK(cubind_runtime_event_record(start, NULL));
+            run(&v[i]);
+            CHECK(cubind_runtime_event_record(stop, NULL));
+            CHECK(cubind_runtime_event_synchronize(stop));
+            CHECK(cubind_runtime_event_elapsed_time(&ms, start, stop));
+            if (round >= 0)
+                v[i].ms[round] = ms;
+        }
+    for (i = 0; i < count; ++i)
+        v[i].median_ms = v[i].chosen < 0 ? -1.0 : median(v[i].ms, runs);
 }
 
 /* One line: each candidate's tuning median and configuration, in the heuristic's order; the kept one in bold. */
-static void print_tuning(const struct variant *v)
+static void print_tuning(const char *prefix, const struct variant *v)
 {
     int c;
-    printf("- %s %s:", v->direction, v->name);
+    printf("- %s%s %s:", prefix, v->direction, v->name);
+    if (v->found <= 0)
+        printf(" %s", v->algo);
     for (c = 0; c < v->found; ++c) {
         const cublasLtMatmulAlgo_t *algo = &v->candidates[c].algo;
         printf("%s #%d ", c ? ";" : "", c + 1);
@@ -542,77 +634,28 @@ static int poison_run_check(const struct variant *v)
 
 static double tflops(double ms) { return 2.0 * M * N * K / (ms * 1e-3) / 1e12; }
 
-int main(int argc, char **argv)
+/* "all" (every variant) or "fused" (the fused forward only): plan, tune, time, report, check; the number of
+ * wrong values. */
+static int by_variant(int all, const char *name, const char *library, int runs, int warmup, cudaEvent_t start,
+                      cudaEvent_t stop)
 {
-    const int all = argc < 2 || strcmp(argv[1], "fused") != 0;
-    const int runs = argc > 2 ? atoi(argv[2]) : 25, warmup = argc > 3 ? atoi(argv[3]) : 5;
     const int first = all ? 0 : FUSED_FORWARD, last = all ? VARIANTS - 1 : FUSED_FORWARD;
-    CUdevice device;
-    CUcontext context;
-    cudaEvent_t start, stop;
-    char name[256], library[1024];
     int round, i, bad = 0;
 
-    if ((argc > 1 && strcmp(argv[1], "all") != 0 && strcmp(argv[1], "fused") != 0) || runs < 1 ||
-        runs > MAX_RUNS || warmup < 0) {
-        fprintf(stderr, "usage: epilog [all | fused] [runs 1..%d] [warm-up rounds >= 0]\n", MAX_RUNS);
-        return EXIT_ERROR;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0); /* the report and the diagnostics on stderr stay in order */
-    require_gpu("epilog");
-    /* The primary context, current on this thread: the runtime, cuBLASLt and the driver calls share it. */
-    CHECK(cubind_driver_device_get(&device, 0));
-    CHECK(cubind_driver_device_primary_ctx_retain(&context, device));
-    CHECK(cubind_driver_ctx_set_current(context));
-    CHECK(cubind_driver_device_get_name(name, sizeof name, device));
-    load_kernels(device);
     choose_samples();
-
-    CHECK(cubind_runtime_malloc(&a, (size_t)(K * M) * 2));
-    CHECK(cubind_runtime_malloc(&b, (size_t)(K * N) * 2));
-    CHECK(cubind_runtime_malloc(&g, (size_t)(K * N) * 2));
-    CHECK(cubind_runtime_malloc(&d, (size_t)(M * N) * 2));
-    CHECK(cubind_runtime_malloc(&bias, (size_t)M * 2));
-    CHECK(cubind_runtime_malloc(&db, (size_t)M * 2));
-    CHECK(cubind_runtime_malloc(&mask_fused, MASK_BYTES));
-    CHECK(cubind_runtime_malloc(&mask_unfused, MASK_BYTES));
-    CHECK(cubind_runtime_malloc(&workspace, WORKSPACE_BYTES));
-    fill(a, (unsigned long long)(K * M), SEED_A, 64);
-    fill(b, (unsigned long long)(K * N), SEED_B, 64);
-    fill(g, (unsigned long long)(K * N), SEED_G, 64);
-    fill(bias, (unsigned long long)M, SEED_BIAS, 512);
-    CHECK(cubind_runtime_device_synchronize());
-
-    CHECK(cubind_cublasLt_create(&lt));
-    CHECK(cubind_cublasLt_matrix_layout_create(&a_layout, CUDA_R_16F, K, M, K)); /* as stored: K x M */
-    CHECK(cubind_cublasLt_matrix_layout_create(&b_layout, CUDA_R_16F, K, N, K)); /* B, and G for the backward */
-    CHECK(cubind_cublasLt_matrix_layout_create(&d_layout, CUDA_R_16F, M, N, M));
     for (i = first; i <= last; ++i)
-        plan(&variants[i]);
-    loaded_cublaslt(library, sizeof library);
-
-    CHECK(cubind_runtime_event_create(&start));
-    CHECK(cubind_runtime_event_create(&stop));
+        if (!plan(&variants[i], &layouts[0]))
+            exit(EXIT_ERROR);
     for (round = 0; round < 3; ++round) /* the GPU up to its clocks before any candidate is timed */
         CHECK(matmul(&variants[first], 0));
     for (i = first; i <= last; ++i)
-        tune(&variants[i], start, stop);
-    for (round = -warmup; round < runs; ++round)
-        for (i = first; i <= last; ++i) {
-            float ms;
-            CHECK(cubind_runtime_event_record(start, NULL));
-            run(&variants[i]);
-            CHECK(cubind_runtime_event_record(stop, NULL));
-            CHECK(cubind_runtime_event_synchronize(stop));
-            CHECK(cubind_runtime_event_elapsed_time(&ms, start, stop));
-            if (round >= 0)
-                variants[i].ms[round] = ms;
-        }
-    for (i = first; i <= last; ++i)
-        variants[i].median_ms = median(variants[i].ms, runs);
+        if (!tune(&variants[i], start, stop))
+            exit(EXIT_ERROR);
+    time_rounds(&variants[first], last - first + 1, runs, warmup, start, stop);
 
     if (all) {
-        const struct variant *plain = &variants[PLAIN];
+        const struct variant *plain = &variants[PLAIN], *partly = &variants[PARTLY_FUSED_BACKWARD];
+        const struct variant *fused = &variants[FUSED_BACKWARD], *unfused = &variants[UNFUSED_BACKWARD];
         printf("%s; cuBLASLt %zu (%s); fp16 inputs and outputs, fp32 compute; M = %ld, N = %ld, K = %ld, "
                "column-major: A stored K x M and transposed (op T), B K x N (op N), D M x N: both operands "
                "contiguous along K, for both passes; 2MNK = %.2f TFLOP a matmul. The backward multiplies A by G "
@@ -632,17 +675,24 @@ int main(int argc, char **argv)
                    100.0 * plain->median_ms / variants[i].median_ms, variants[i].algo);
         printf("\n");
         for (i = FUSED_FORWARD; i <= FUSED_BACKWARD; i += FUSED_BACKWARD - FUSED_FORWARD) {
-            const struct variant *fused = &variants[i], *unfused = &variants[i + 1];
+            const struct variant *f = &variants[i], *u = &variants[i + 1];
             printf("- %s: fused faster than unfused: %s (%.3f ms against %.3f); fused at least 90%% of the plain "
                    "matmul's throughput: %s (%.1f%%)\n",
-                   fused->direction, fused->median_ms < unfused->median_ms ? "yes" : "**no**", fused->median_ms,
-                   unfused->median_ms, plain->median_ms / fused->median_ms >= 0.9 ? "yes" : "**no**",
-                   100.0 * plain->median_ms / fused->median_ms);
+                   f->direction, f->median_ms < u->median_ms ? "yes" : "**no**", f->median_ms, u->median_ms,
+                   plain->median_ms / f->median_ms >= 0.9 ? "yes" : "**no**", 100.0 * plain->median_ms / f->median_ms);
         }
+        /* Not a goal (they are about DRELU_BGRAD): what a user wanting the fastest backward can use instead. */
+        printf("- backward, partly fused (`DRELU` in the matmul, the bias gradient in its own kernel; not one of the "
+               "goals, which are about `DRELU_BGRAD`, but what a user wanting the fastest backward can use): faster "
+               "than unfused: %s (%.3f ms against %.3f); faster than fused: %s (against %.3f); %.1f%% of the plain "
+               "matmul's throughput\n",
+               partly->median_ms < unfused->median_ms ? "yes" : "no", partly->median_ms, unfused->median_ms,
+               partly->median_ms < fused->median_ms ? "yes" : "no", fused->median_ms,
+               100.0 * plain->median_ms / partly->median_ms);
         printf("\nThe heuristic's candidates, in its order, the median of %d runs of the whole variant each (the kept "
                "one in bold):\n", TUNE_RUNS);
         for (i = 0; i < VARIANTS; ++i)
-            print_tuning(&variants[i]);
+            print_tuning("", &variants[i]);
     }
     printf("%sChecks (each variant run once more on poisoned outputs; 1 = the tolerance):\n", all ? "\n" : "");
     for (i = first; i <= last; ++i)
@@ -650,13 +700,144 @@ int main(int argc, char **argv)
     if (!all)
         printf("result median_ms=%.4f tflops=%.2f library=%s algo=%s\n", variants[FUSED_FORWARD].median_ms,
                tflops(variants[FUSED_FORWARD].median_ms), library, variants[FUSED_FORWARD].algo);
+    for (i = first; i <= last; ++i)
+        CHECK(cubind_cublasLt_matmul_desc_destroy(variants[i].desc));
+    return bad;
+}
+
+/* One table cell: the median (none: not tuned); then, unless the cell is the plain one, its throughput
+ * against the plain matmul's. */
+static void print_cell(const struct variant *v, const struct variant *plain)
+{
+    if (v->median_ms < 0.0)
+        printf(" none |");
+    else
+        printf(" %.3f |", v->median_ms);
+    if (v == plain)
+        return;
+    if (v->median_ms < 0.0 || plain->median_ms < 0.0)
+        printf(" - |");
+    else
+        printf(" %.1f%% |", 100.0 * plain->median_ms / v->median_ms);
+}
+
+/* "layouts": the backward's plain, fused and partly fused variants on each operand layout; a Markdown table. */
+static void by_layout(const char *name, const char *library, int runs, int warmup, cudaEvent_t start,
+                      cudaEvent_t stop)
+{
+    static struct variant cells[LAYOUTS * CELLS]; /* layout l's variant c: cells[l * CELLS + c] */
+    struct variant *forward = &variants[FUSED_FORWARD];
+    char prefix[128];
+    int round, l, c;
+
+    /* The mask the backward reads: the fused forward's, as in "all" (one run, its first algorithm). */
+    if (!plan(forward, &layouts[0]))
+        exit(EXIT_ERROR);
+    CHECK(matmul(forward, 0));
+    CHECK(cubind_cublasLt_matmul_desc_destroy(forward->desc));
+    for (l = 0; l < LAYOUTS; ++l) {
+        cells[l * CELLS + CELL_PLAIN] = backward_plain;
+        cells[l * CELLS + CELL_FUSED] = variants[FUSED_BACKWARD];
+        cells[l * CELLS + CELL_PARTLY_FUSED] = variants[PARTLY_FUSED_BACKWARD];
+        for (c = 0; c < CELLS; ++c)
+            plan(&cells[l * CELLS + c], &layouts[l]); /* none found: "none" in the table */
+    }
+    for (round = 0; round < 3 && cells[CELL_PLAIN].found > 0; ++round) /* the GPU up to its clocks */
+        CHECK(matmul(&cells[CELL_PLAIN], 0));
+    for (c = 0; c < LAYOUTS * CELLS; ++c)
+        tune(&cells[c], start, stop);
+    time_rounds(cells, LAYOUTS * CELLS, runs, warmup, start, stop);
+
+    printf("%s; cuBLASLt %zu (%s); the backward D = op(A) op(G) on each of the four operand layouts: fp16 inputs "
+           "and outputs, fp32 compute, M = %ld, N = %ld, K = %ld, column-major; A op T stored K x M (ld K), op N "
+           "M x K (ld M); G op N stored K x N (ld K), op T N x K (ld N); D M x N (ld M). The first row is the layout "
+           "of `epilog all`. Per layout: plain (`DEFAULT`), fused (`DRELU_BGRAD`: the mask and the bias gradient in "
+           "the matmul) and partly fused (`DRELU` in the matmul, then the bias-gradient kernel); each on the fastest "
+           "of the first %d algorithms of cublasLtMatmulAlgoGetHeuristic (tuned as `epilog all` does); median of "
+           "%d timed rounds after %d of warm-up, each round running all %d once (interleaved), each between two "
+           "CUDA events. The mask: one run of the fused forward. **Not checked**: every layout reads the same "
+           "buffers a and g (their values do not matter for timing), so only the first computes `epilog all`'s "
+           "product; `epilog all` checks that one.\n\n",
+           name, cubind_cublasLt_get_version(), library, M, N, K, CANDIDATES, runs, warmup, LAYOUTS * CELLS);
+    printf("| A | G | plain ms | `DRELU_BGRAD` ms | of plain | `DRELU` + kernel ms | of plain |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    for (l = 0; l < LAYOUTS; ++l) {
+        printf("| %s | %s |", layouts[l].a_text, layouts[l].g_text);
+        for (c = 0; c < CELLS; ++c)
+            print_cell(&cells[l * CELLS + c], &cells[l * CELLS + CELL_PLAIN]);
+        printf("\n");
+    }
+    printf("\nThe algorithm kept (ids of cublasLt.h):\n");
+    for (c = 0; c < LAYOUTS * CELLS; ++c)
+        printf("- A %s, G %s, %s: %s\n", cells[c].layout->a_text, cells[c].layout->g_text, cells[c].what,
+               cells[c].algo);
+    printf("\nThe heuristic's candidates, in its order, the median of %d runs of the whole variant each (the kept "
+           "one in bold):\n", TUNE_RUNS);
+    for (c = 0; c < LAYOUTS * CELLS; ++c) {
+        snprintf(prefix, sizeof prefix, "A %s, G %s: ", cells[c].layout->a_text, cells[c].layout->g_text);
+        print_tuning(prefix, &cells[c]);
+    }
+    for (c = 0; c < LAYOUTS * CELLS; ++c)
+        CHECK(cubind_cublasLt_matmul_desc_destroy(cells[c].desc));
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "all";
+    const int all = strcmp(mode, "all") == 0, layouts_mode = strcmp(mode, "layouts") == 0;
+    const int runs = argc > 2 ? atoi(argv[2]) : layouts_mode ? 10 : 25, warmup = argc > 3 ? atoi(argv[3]) : 5;
+    const int used_layouts = layouts_mode ? LAYOUTS : 1; /* the others use the first only */
+    CUdevice device;
+    CUcontext context;
+    cudaEvent_t start, stop;
+    char name[256], library[1024];
+    int l, bad = 0;
+
+    if ((!all && !layouts_mode && strcmp(mode, "fused") != 0) || runs < 1 || runs > MAX_RUNS || warmup < 0) {
+        fprintf(stderr, "usage: epilog [all | fused | layouts] [runs 1..%d] [warm-up rounds >= 0]\n", MAX_RUNS);
+        return EXIT_ERROR;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the report and the diagnostics on stderr stay in order */
+    require_gpu("epilog");
+    /* The primary context, current on this thread: the runtime, cuBLASLt and the driver calls share it. */
+    CHECK(cubind_driver_device_get(&device, 0));
+    CHECK(cubind_driver_device_primary_ctx_retain(&context, device));
+    CHECK(cubind_driver_ctx_set_current(context));
+    CHECK(cubind_driver_device_get_name(name, sizeof name, device));
+    load_kernels(device);
+
+    CHECK(cubind_runtime_malloc(&a, (size_t)(K * M) * 2));
+    CHECK(cubind_runtime_malloc(&b, (size_t)(K * N) * 2));
+    CHECK(cubind_runtime_malloc(&g, (size_t)(K * N) * 2));
+    CHECK(cubind_runtime_malloc(&d, (size_t)(M * N) * 2));
+    CHECK(cubind_runtime_malloc(&bias, (size_t)M * 2));
+    CHECK(cubind_runtime_malloc(&db, (size_t)M * 2));
+    CHECK(cubind_runtime_malloc(&mask_fused, MASK_BYTES));
+    CHECK(cubind_runtime_malloc(&mask_unfused, MASK_BYTES));
+    CHECK(cubind_runtime_malloc(&workspace, WORKSPACE_BYTES));
+    fill(a, (unsigned long long)(K * M), SEED_A, 64);
+    fill(b, (unsigned long long)(K * N), SEED_B, 64);
+    fill(g, (unsigned long long)(K * N), SEED_G, 64);
+    fill(bias, (unsigned long long)M, SEED_BIAS, 512);
+    CHECK(cubind_runtime_device_synchronize());
+
+    CHECK(cubind_cublasLt_create(&lt));
+    for (l = 0; l < used_layouts; ++l)
+        layout_create(&layouts[l]);
+    CHECK(cubind_cublasLt_matrix_layout_create(&d_layout, CUDA_R_16F, M, N, M));
+    loaded_cublaslt(library, sizeof library);
+    CHECK(cubind_runtime_event_create(&start));
+    CHECK(cubind_runtime_event_create(&stop));
+
+    if (layouts_mode)
+        by_layout(name, library, runs, warmup, start, stop);
+    else
+        bad = by_variant(all, name, library, runs, warmup, start, stop);
 
     CHECK(cubind_runtime_event_destroy(start));
     CHECK(cubind_runtime_event_destroy(stop));
-    for (i = first; i <= last; ++i)
-        CHECK(cubind_cublasLt_matmul_desc_destroy(variants[i].desc));
-    CHECK(cubind_cublasLt_matrix_layout_destroy(a_layout));
-    CHECK(cubind_cublasLt_matrix_layout_destroy(b_layout));
+    for (l = 0; l < used_layouts; ++l)
+        layout_destroy(&layouts[l]);
     CHECK(cubind_cublasLt_matrix_layout_destroy(d_layout));
     CHECK(cubind_cublasLt_destroy(lt));
     CHECK(cubind_runtime_free(a));

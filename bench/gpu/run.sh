@@ -5,7 +5,9 @@
 #   1. calls: cheap calls through cubind against direct calls, interleaved rounds in one process;
 #   2. epilog all: the fused epilogues against the plain matmul and against separate kernels (each
 #      variant on the fastest of the heuristic's first 8 algorithms);
-#   3. the fused forward through cubind (epilog fused) and linked directly (epilog_direct fused):
+#   3. epilog layouts: the backward (plain, DRELU_BGRAD, DRELU + the bias-gradient kernel) on each of
+#      the four operand layouts (A op T or N, G op N or T), tuned the same way; not checked (~20 s);
+#   4. the fused forward through cubind (epilog fused) and linked directly (epilog_direct fused):
 #      PAIRS pairs of processes (default 6) in the order cubind, direct, direct, cubind, ...; each
 #      process chooses its algorithm as epilog all does, and the choices are listed (a warning if they differ);
 #      the ratio of the medians of the two builds' medians.
@@ -14,7 +16,7 @@ set -u
 build=$(cd "${1:-build}" && pwd) || exit 1
 pairs=${2:-6}
 gpu=$build/bench/gpu
-fused_args="fused 40 10" # timed runs and warm-up runs of each process of part 3
+fused_args="fused 40 10" # timed runs and warm-up runs of each process of part 4
 failed=0
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -63,6 +65,11 @@ echo
 echo "### The fused epilogues of the nvmath-python blog (goals: fused faster than unfused, ≥ 90% of the plain matmul)"
 echo
 run "$gpu/epilog" all
+echo
+
+echo "### The backward on each operand layout (why \`DRELU_BGRAD\` stays below 90% of the plain matmul)"
+echo
+run "$gpu/epilog" layouts
 echo
 
 echo "### The fused forward (\`RELU_AUX_BIAS\`) through cubind against linked directly (goal: ratio ≤ 1.005)"
