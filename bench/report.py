@@ -264,19 +264,26 @@ and together they call {cubind["bindings"] - bare["bindings"]} functions the bar
 
 GPU_NOTE = """The cheap calls: through the inline form (`CUBIND_INLINE`) the mix meets its goal. In this
 session's four runs of the same binaries (the one above and three more of `calls` alone) its
-ratio was 0.9990, 0.9926, 0.9987 and 1.0025; the call stays in the program, and what it adds
+ratio was 1.0016, 0.9971, 0.9953 and 1.0002; the call stays in the program, and what it adds
 (the slot's load, two tests) costs well under a nanosecond. Through the out-of-line wrappers,
-what an FFI calls, the same runs gave 1.0245, 1.0194, 1.0269 and 1.0145: over the goal. There the
-extra call into libcubind and row (b)'s nine instructions, at their floor, cost about one
-nanosecond a call alone, and in the mix, where the driver's cudaStreamQuery runs between them,
-two to three (a guess, not measured: each wrapper's code and slot fetched again each iteration). An experiment the
-same session (a throwaway build, not kept) linked the wrappers statically instead: the mix was
-1.009 to 1.016, between the two.
+what an FFI calls, the same runs gave 1.0205, 1.0190, 1.0207 and 1.0121 (the previous session,
+with one instruction more a wrapper: 1.0245, 1.0194, 1.0269 and 1.0145): over the goal. There
+the extra call into libcubind and row (b)'s eight instructions cost about one nanosecond a call
+alone, and in the mix, where the driver's cudaStreamQuery runs between them, two to three (a
+guess, not measured: each wrapper's code and offset fetched again each iteration). An experiment
+of an earlier session (a throwaway build, not kept) linked the wrappers statically instead: the
+mix was 1.009 to 1.016.
 
 The fused backward (`DRELU_BGRAD`) is cuBLASLt's own kernel and below its goals whichever
-algorithm runs: asked for 32 candidates instead of 8 (a build of bench/gpu/epilog.c with
-CANDIDATES = 32, once, in an earlier session), the heuristic still offers 8, and the fastest of them took
-24.9 ms against 23.9 ms for the matmul followed by the two separate kernels."""
+algorithm and operand layout runs. The section "The backward on each operand layout" above
+times all four layouts of A and G, each on the fastest of the heuristic's first 8 algorithms:
+`DRELU_BGRAD` reaches 86% to 87% of that layout's plain matmul, and `DRELU` alone (the mask
+applied in the matmul, the bias gradient in a separate kernel) 93% to 94%. What costs is the bias
+gradient, a sum over D's N columns, which spans thread blocks: the `DRELU_BGRAD` kernels ask for
+294,927 bytes of workspace in every layout, the plain and `DRELU` ones for 4 and 131. Asked for 32 candidates instead of 8 (an earlier session), the
+heuristic still offers 8; with an fp32 bias gradient it finds no algorithm. For a user who wants
+the fastest backward, `DRELU` and the bias-gradient kernel (the "partly fused" row) is faster
+than both the fused and the unfused backward and above 90% of the plain matmul."""
 
 
 HOT_PATH_WRAPPER = "cubind_cublas_get_pointer_mode"
