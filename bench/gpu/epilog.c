@@ -45,10 +45,12 @@
  * wrote (in double): |db - s| <= 1e-3 sum |D| (D's own rounding to fp16, 2^-11 relative, and fp32
  * summation) + 2^-10 |s| (db's rounding to fp16).
  *
- * Usage: epilog [all | fused | layouts] [runs, default 25, layouts 10] [warm-up rounds, default 5]
+ * Usage: epilog [all | fused | backward | layouts] [runs, default 25, layouts 10] [warm-up rounds, default 5]
  *   all      the six variants: a Markdown table;
  *   fused    the fused forward only, then one line "result median_ms=... tflops=... library=... algo=..."
  *            (bench/gpu/run.sh runs the cubind and the direct build in alternation with it);
+ *   backward the same for the fused backward (DRELU_BGRAD) only, on the mask of one run of the fused forward
+ *            (the heuristic's first algorithm): is what stays below 90% the library's kernel or cubind?
  *   layouts  the backward on each of the four operand layouts of D = op(A) op(G): A op T (stored K x M,
  *            ld K: the other modes' layout) or op N (stored M x K, ld M); G op N (stored K x N, ld K: the
  *            other modes') or op T (stored N x K, ld N); D M x N, ld M. Per layout the plain matmul,
@@ -634,15 +636,29 @@ static int poison_run_check(const struct variant *v)
 
 static double tflops(double ms) { return 2.0 * M * N * K / (ms * 1e-3) / 1e12; }
 
-/* "all" (every variant) or "fused" (the fused forward only): plan, tune, time, report, check; the number of
- * wrong values. */
-static int by_variant(int all, const char *name, const char *library, int runs, int warmup, cudaEvent_t start,
-                      cudaEvent_t stop)
+/* The mask the backward reads without the forward in the same rounds: the fused forward's, one run on the
+ * heuristic's first algorithm. */
+static void make_mask(void)
 {
-    const int first = all ? 0 : FUSED_FORWARD, last = all ? VARIANTS - 1 : FUSED_FORWARD;
+    struct variant *forward = &variants[FUSED_FORWARD];
+
+    if (!plan(forward, &layouts[0]))
+        exit(EXIT_ERROR);
+    CHECK(matmul(forward, 0));
+    CHECK(cubind_cublasLt_matmul_desc_destroy(forward->desc));
+}
+
+/* "all" (every variant, all = 1) or one variant alone (all = 0: "fused", the fused forward, or "backward",
+ * the fused backward): plan, tune, time, report, check; the number of wrong values. */
+static int by_variant(int all, int alone, const char *name, const char *library, int runs, int warmup,
+                      cudaEvent_t start, cudaEvent_t stop)
+{
+    const int first = all ? 0 : alone, last = all ? VARIANTS - 1 : alone;
     int round, i, bad = 0;
 
     choose_samples();
+    if (first == FUSED_BACKWARD)
+        make_mask();
     for (i = first; i <= last; ++i)
         if (!plan(&variants[i], &layouts[0]))
             exit(EXIT_ERROR);
@@ -698,8 +714,8 @@ static int by_variant(int all, const char *name, const char *library, int runs, 
     for (i = first; i <= last; ++i)
         bad += poison_run_check(&variants[i]);
     if (!all)
-        printf("result median_ms=%.4f tflops=%.2f library=%s algo=%s\n", variants[FUSED_FORWARD].median_ms,
-               tflops(variants[FUSED_FORWARD].median_ms), library, variants[FUSED_FORWARD].algo);
+        printf("result median_ms=%.4f tflops=%.2f library=%s algo=%s\n", variants[first].median_ms,
+               tflops(variants[first].median_ms), library, variants[first].algo);
     for (i = first; i <= last; ++i)
         CHECK(cubind_cublasLt_matmul_desc_destroy(variants[i].desc));
     return bad;
@@ -726,15 +742,10 @@ static void by_layout(const char *name, const char *library, int runs, int warmu
                       cudaEvent_t stop)
 {
     static struct variant cells[LAYOUTS * CELLS]; /* layout l's variant c: cells[l * CELLS + c] */
-    struct variant *forward = &variants[FUSED_FORWARD];
     char prefix[128];
     int round, l, c;
 
-    /* The mask the backward reads: the fused forward's, as in "all" (one run, its first algorithm). */
-    if (!plan(forward, &layouts[0]))
-        exit(EXIT_ERROR);
-    CHECK(matmul(forward, 0));
-    CHECK(cubind_cublasLt_matmul_desc_destroy(forward->desc));
+    make_mask();
     for (l = 0; l < LAYOUTS; ++l) {
         cells[l * CELLS + CELL_PLAIN] = backward_plain;
         cells[l * CELLS + CELL_FUSED] = variants[FUSED_BACKWARD];
@@ -785,6 +796,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all";
     const int all = strcmp(mode, "all") == 0, layouts_mode = strcmp(mode, "layouts") == 0;
+    const int alone = strcmp(mode, "fused") == 0 ? FUSED_FORWARD : strcmp(mode, "backward") == 0 ? FUSED_BACKWARD : -1;
     const int runs = argc > 2 ? atoi(argv[2]) : layouts_mode ? 10 : 25, warmup = argc > 3 ? atoi(argv[3]) : 5;
     const int used_layouts = layouts_mode ? LAYOUTS : 1; /* the others use the first only */
     CUdevice device;
@@ -793,8 +805,9 @@ int main(int argc, char **argv)
     char name[256], library[1024];
     int l, bad = 0;
 
-    if ((!all && !layouts_mode && strcmp(mode, "fused") != 0) || runs < 1 || runs > MAX_RUNS || warmup < 0) {
-        fprintf(stderr, "usage: epilog [all | fused | layouts] [runs 1..%d] [warm-up rounds >= 0]\n", MAX_RUNS);
+    if ((!all && !layouts_mode && alone < 0) || runs < 1 || runs > MAX_RUNS || warmup < 0) {
+        fprintf(stderr, "usage: epilog [all | fused | backward | layouts] [runs 1..%d] [warm-up rounds >= 0]\n",
+                MAX_RUNS);
         return EXIT_ERROR;
     }
     setvbuf(stdout, NULL, _IOLBF, 0); /* the report and the diagnostics on stderr stay in order */
@@ -832,7 +845,7 @@ int main(int argc, char **argv)
     if (layouts_mode)
         by_layout(name, library, runs, warmup, start, stop);
     else
-        bad = by_variant(all, name, library, runs, warmup, start, stop);
+        bad = by_variant(all, alone, name, library, runs, warmup, start, stop);
 
     CHECK(cubind_runtime_event_destroy(start));
     CHECK(cubind_runtime_event_destroy(stop));

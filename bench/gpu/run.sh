@@ -10,13 +10,14 @@
 #   4. the fused forward through cubind (epilog fused) and linked directly (epilog_direct fused):
 #      PAIRS pairs of processes (default 6) in the order cubind, direct, direct, cubind, ...; each
 #      process chooses its algorithm as epilog all does, and the choices are listed (a warning if they differ);
-#      the ratio of the medians of the two builds' medians.
+#      the ratio of the medians of the two builds' medians;
+#   5. the same for the fused backward (epilog backward): DRELU_BGRAD's time, cubind's or cuBLASLt's.
 # Exit status: the number of runs that failed (a CUDA error or a wrong result).
 set -u
 build=$(cd "${1:-build}" && pwd) || exit 1
 pairs=${2:-6}
 gpu=$build/bench/gpu
-fused_args="fused 40 10" # timed runs and warm-up runs of each process of part 4
+timed_args="40 10" # timed runs and warm-up runs of each process of parts 4 and 5
 failed=0
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -72,65 +73,81 @@ echo
 run "$gpu/epilog" layouts
 echo
 
+# pairs MODE GOAL: epilog MODE (cubind) against epilog_direct MODE, $pairs pairs of processes in alternating
+# order; a table, the ratio of the medians (against GOAL, a ratio; "" for none), the libraries and algorithms.
+pairs() {
+    mode=$1
+    goal=$2
+    args="$mode $timed_args"
+    echo "\`epilog $args\` (cubind) and \`epilog_direct $args\` (the same source calling NVIDIA's functions," \
+        "linked to libcublasLt, libcudart, libnvrtc and libcuda): one process each, $pairs pairs, the order of each" \
+        "pair alternating; each process's median of 40 timed runs after 10 of warm-up."
+    echo
+    echo "| pair | first | cubind ms | direct ms | cubind / direct |"
+    echo "|---|---|---|---|---|"
+    : > "$tmp/cubind"
+    : > "$tmp/direct"
+    : > "$tmp/libraries"
+    : > "$tmp/algos"
+    : > "$tmp/failures"
+    i=1
+    while [ "$i" -le "$pairs" ]; do
+        if [ $((i % 2)) -eq 1 ]; then order="epilog epilog_direct"; else order="epilog_direct epilog"; fi
+        for program in $order; do
+            echo "bench/gpu/run.sh: $program $args (pair $i)" >&2
+            # shellcheck disable=SC2086 # args: three words
+            "$gpu/$program" $args > "$tmp/out" 2>&1
+            status=$?
+            line=$(grep '^result ' "$tmp/out")
+            if [ "$status" -ne 0 ] || [ -z "$line" ]; then
+                failed=$((failed + 1))
+                # shellcheck disable=SC2016 # the backquotes are Markdown
+                printf '\n**FAILED** (pair %d): `%s %s` exited with status %d:\n\n```\n%s\n```\n' "$i" "$program" \
+                    "$args" "$status" "$(tail -n 20 "$tmp/out")" >> "$tmp/failures"
+                continue
+            fi
+            ms=$(echo "$line" | sed 's/^result median_ms=\([^ ]*\) .*/\1/')
+            echo "$line" | sed 's/.* library=\([^ ]*\) .*/\1/' >> "$tmp/libraries"
+            echo "$line" | sed 's/.* algo=//' >> "$tmp/algos"
+            if [ "$program" = epilog ]; then echo "$ms" >> "$tmp/cubind"; c_ms=$ms; else echo "$ms" >> "$tmp/direct"; d_ms=$ms; fi
+        done
+        first=${order%% *}
+        printf '| %d | %s | %s | %s | %s |\n' "$i" "$([ "$first" = epilog ] && echo cubind || echo direct)" \
+            "${c_ms:-failed}" "${d_ms:-failed}" "$(awk -v c="${c_ms:-0}" -v d="${d_ms:-0}" 'BEGIN { if (d > 0) printf "%.4f", c / d; else print "-" }')"
+        c_ms=""
+        d_ms=""
+        i=$((i + 1))
+    done
+    c_median=$(median < "$tmp/cubind")
+    d_median=$(median < "$tmp/direct")
+    cat "$tmp/failures"
+    echo
+    awk -v c="$c_median" -v d="$d_median" -v goal="$goal" 'BEGIN {
+        if (c == "" || d == "") { print "Medians: not enough successful runs for a ratio."; exit }
+        printf "Medians: cubind %.4f ms, direct %.4f ms; ratio **%.4f**", c, d, c / d
+        if (goal != "") printf " (goal ≤ %s: %s)", goal, c / d <= goal ? "yes" : "**no**"
+        print "." }'
+    echo
+    echo "libcublasLt timed by both builds: $(sort -u "$tmp/libraries" | tr '\n' ' ')"
+    if [ "$(sort -u "$tmp/libraries" | wc -l)" -gt 1 ]; then
+        echo "**Warning**: the two builds loaded different libcublasLt files: the ratio compares libraries, not cubind."
+    fi
+    echo "Algorithm (each process keeps the fastest of the heuristic's first 8, timed as in the section above):"
+    sort "$tmp/algos" 2> /dev/null | uniq -c | sed 's/^ *\([0-9]*\) /- \1 process(es): /'
+    if [ "$(sort -u "$tmp/algos" 2> /dev/null | wc -l)" -gt 1 ]; then
+        echo
+        echo "**Warning**: the runs did not all use the same algorithm: the ratio compares algorithms as well as cubind."
+    fi
+    echo
+}
+
 echo "### The fused forward (\`RELU_AUX_BIAS\`) through cubind against linked directly (goal: ratio ≤ 1.005)"
 echo
-echo "\`epilog $fused_args\` (cubind) and \`epilog_direct $fused_args\` (the same source calling NVIDIA's functions," \
-    "linked to libcublasLt, libcudart, libnvrtc and libcuda): one process each, $pairs pairs, the order of each" \
-    "pair alternating; each process's median of 40 timed runs after 10 of warm-up."
+pairs fused 1.005
+
+echo "### The fused backward (\`DRELU_BGRAD\`) through cubind against linked directly (no goal: whose is its time?)"
 echo
-echo "| pair | first | cubind ms | direct ms | cubind / direct |"
-echo "|---|---|---|---|---|"
-: > "$tmp/cubind"
-: > "$tmp/direct"
-: > "$tmp/libraries"
-: > "$tmp/algos"
-: > "$tmp/failures"
-i=1
-while [ "$i" -le "$pairs" ]; do
-    if [ $((i % 2)) -eq 1 ]; then order="epilog epilog_direct"; else order="epilog_direct epilog"; fi
-    for program in $order; do
-        echo "bench/gpu/run.sh: $program $fused_args (pair $i)" >&2
-        # shellcheck disable=SC2086 # fused_args: three words
-        "$gpu/$program" $fused_args > "$tmp/out" 2>&1
-        status=$?
-        line=$(grep '^result ' "$tmp/out")
-        if [ "$status" -ne 0 ] || [ -z "$line" ]; then
-            failed=$((failed + 1))
-            # shellcheck disable=SC2016 # the backquotes are Markdown
-            printf '\n**FAILED** (pair %d): `%s %s` exited with status %d:\n\n```\n%s\n```\n' "$i" "$program" \
-                "$fused_args" "$status" "$(tail -n 20 "$tmp/out")" >> "$tmp/failures"
-            continue
-        fi
-        ms=$(echo "$line" | sed 's/^result median_ms=\([^ ]*\) .*/\1/')
-        echo "$line" | sed 's/.* library=\([^ ]*\) .*/\1/' >> "$tmp/libraries"
-        echo "$line" | sed 's/.* algo=//' >> "$tmp/algos"
-        if [ "$program" = epilog ]; then echo "$ms" >> "$tmp/cubind"; c_ms=$ms; else echo "$ms" >> "$tmp/direct"; d_ms=$ms; fi
-    done
-    first=${order%% *}
-    printf '| %d | %s | %s | %s | %s |\n' "$i" "$([ "$first" = epilog ] && echo cubind || echo direct)" \
-        "${c_ms:-failed}" "${d_ms:-failed}" "$(awk -v c="${c_ms:-0}" -v d="${d_ms:-0}" 'BEGIN { if (d > 0) printf "%.4f", c / d; else print "-" }')"
-    c_ms=""
-    d_ms=""
-    i=$((i + 1))
-done
-c_median=$(median < "$tmp/cubind")
-d_median=$(median < "$tmp/direct")
-cat "$tmp/failures"
-echo
-awk -v c="$c_median" -v d="$d_median" 'BEGIN {
-    if (c != "" && d != "") printf "Medians: cubind %.4f ms, direct %.4f ms; ratio **%.4f** (goal ≤ 1.005: %s).\n", c, d, c / d, c / d <= 1.005 ? "yes" : "**no**";
-    else print "Medians: not enough successful runs for a ratio." }'
-echo
-echo "libcublasLt timed by both builds: $(sort -u "$tmp/libraries" | tr '\n' ' ')"
-if [ "$(sort -u "$tmp/libraries" | wc -l)" -gt 1 ]; then
-    echo "**Warning**: the two builds loaded different libcublasLt files: the ratio compares libraries, not cubind."
-fi
-echo "Algorithm (each process keeps the fastest of the heuristic's first 8, timed as in the section above):"
-sort "$tmp/algos" 2> /dev/null | uniq -c | sed 's/^ *\([0-9]*\) /- \1 process(es): /'
-if [ "$(sort -u "$tmp/algos" 2> /dev/null | wc -l)" -gt 1 ]; then
-    echo
-    echo "**Warning**: the runs did not all use the same algorithm: the ratio compares algorithms as well as cubind."
-fi
-echo
+pairs backward ""
+
 echo "$failed run(s) failed."
 exit "$failed"
