@@ -318,40 +318,46 @@ the search adds {added_list}."""
 
 
 GPU_NOTE = """The cheap calls: through the inline form (`CUBIND_INLINE`) the mix meets its goal. In this
-session's four runs of the same binaries (the one above and three more of `calls` alone) its
-ratio was 1.0016, 0.9971, 0.9953 and 1.0002; the call stays in the program, and what it adds
-(the slot's load, two tests) costs well under a nanosecond. Through the out-of-line wrappers,
-what an FFI calls, the same runs gave 1.0205, 1.0190, 1.0207 and 1.0121 (the previous session,
-with one instruction more a wrapper: 1.0245, 1.0194, 1.0269 and 1.0145): over the goal. There
-the extra call into libcubind and row (b)'s eight instructions cost about one nanosecond a call
-alone, and in the mix, where the driver's cudaStreamQuery runs between them, two to three (a
-guess, not measured: each wrapper's code and offset fetched again each iteration). An experiment
-of an earlier session (a throwaway build, not kept) linked the wrappers statically instead: the
-mix was 1.009 to 1.016.
+session's four runs of the same binaries on the H100 (the one above and three more of `calls`
+alone) its ratio was 1.0036, 0.9930, 0.9998 and 0.9972; the call stays in the program, and what
+it adds (the slot's load, two tests) costs well under a nanosecond. Through the out-of-line
+wrappers, what an FFI calls, the same runs gave 1.0193, 1.0171, 1.0178 and 1.0144 (the previous
+session: 1.0205, 1.0190, 1.0207 and 1.0121): over the goal. A checked out-of-line call has to
+come back into the wrapper to test the status, one call and return the direct program does not
+make, and with row (b)'s eight instructions that costs about a nanosecond a call (the per-function
+rows above; on the H200 below, +0.62 and +0.84 ns on `cublasSetStream` and
+`cublasGetPointerMode`); the mix's 1% is 1.1 to 1.4 ns for its three calls. An experiment of an
+earlier session (a throwaway build, not kept) linked the wrappers statically instead: the mix was
+1.009 to 1.016.
 
 The fused backward (`DRELU_BGRAD`) is cuBLASLt's own kernel and below its goals whichever
-algorithm and operand layout runs. The section "The backward on each operand layout" above
-times all four layouts of A and G, each on the fastest of the heuristic's first 8 algorithms:
-`DRELU_BGRAD` reaches 86% to 87% of that layout's plain matmul, and `DRELU` alone (the mask
-applied in the matmul, the bias gradient in a separate kernel) 93% to 94%. What costs is the bias
-gradient, a sum over D's N columns, which spans thread blocks: the `DRELU_BGRAD` kernels ask for
-294,927 bytes of workspace in every layout, the plain and `DRELU` ones for 4 and 131. Asked for 32 candidates instead of 8 (an earlier session), the
-heuristic still offers 8; with an fp32 bias gradient it finds no algorithm. For a user who wants
-the fastest backward, `DRELU` and the bias-gradient kernel (the "partly fused" row) is faster
-than both the fused and the unfused backward and above 90% of the plain matmul.
+algorithm and operand layout runs, through cubind or not:
+- Linked directly, the last section above: the same program calling cuBLASLt itself takes as
+  long as through cubind (medians 25.86 and 26.14 ms over 6 processes each, each process 25.8 to
+  27.1 ms in both builds, each on one of four of the heuristic's algorithms), 88% to 89% of the
+  plain matmul; the plain matmul and the unfused backward (23.02 and 25.02 ms) stay faster.
+- The section "The backward on each operand layout" times all four layouts of A and G, each on
+  the fastest of the heuristic's first 8 algorithms: `DRELU_BGRAD` reaches 85.8% to 87.6% of that
+  layout's plain matmul, and `DRELU` alone (the mask applied in the matmul, the bias gradient in a
+  separate kernel) 91.3% to 94.3%.
+- What costs is the bias gradient, a sum over D's N columns, which spans thread blocks: the
+  `DRELU_BGRAD` kernels ask for 294,927 bytes of workspace in every layout, the plain and `DRELU`
+  ones for 4 and 131. Asked for 32 candidates instead of 8 (an earlier session), the heuristic
+  still offers 8; with an fp32 bias gradient it finds no algorithm.
+- For a user who wants the fastest backward, `DRELU` and the bias-gradient kernel (the "partly
+  fused" row) is faster than both the fused and the unfused backward and above 90% of the plain
+  matmul.
 
-The same binaries (of `d04216c`, whose generated code is the same) on an H200 (143,771 MiB,
-driver 580.159.04), the whole of `bench/gpu/run.sh` in
-[bench/gpu/results-h200.md](../bench/gpu/results-h200.md), and `tests/gpu/run.sh` (0 of 19 steps
-failed: [docs/gpu-run-h200.log](gpu-run-h200.log)): the mix through the inline form 0.9964, and
+The binaries of `d04216c` (the same generated code, `bench/gpu/run.sh` without its last section)
+on an H200 (143,771 MiB, driver 580.159.04): the whole output in
+[bench/gpu/results-h200.md](../bench/gpu/results-h200.md), and `tests/gpu/run.sh` 0 of 19 steps
+failed ([docs/gpu-run-h200.log](gpu-run-h200.log)). The mix through the inline form 0.9964, and
 in three more runs of `calls` 1.0005, 1.0021 and 0.9912 (met); through the out-of-line wrappers
-1.0166, 1.0242, 1.0238 and 1.0186, where `cublasSetStream` and `cublasGetPointerMode` alone
-cost +0.62 and +0.84 ns a call through the wrapper, against a 1% of the mix of 1.4 ns for its
-three calls. The fused forward 100.5% of the plain matmul and faster than unfused (22.66 against
-24.46 ms); through cubind against linked directly 1.0016. `DRELU_BGRAD` 83.8% of the plain
-matmul and slower than unfused (27.21 against 25.08 ms); on the four operand layouts 85.3% to
-88.4%, `DRELU` and the kernel 89.7% to 93.8%. The second Hopper part, with 43% more memory
-bandwidth, leaves the fused backward where it was."""
+1.0166, 1.0242, 1.0238 and 1.0186. The fused forward 100.5% of the plain matmul and faster than
+unfused (22.66 against 24.46 ms); through cubind against linked directly 1.0016. `DRELU_BGRAD`
+83.8% of the plain matmul and slower than unfused (27.21 against 25.08 ms); on the four operand
+layouts 85.3% to 88.4%, `DRELU` and the kernel 89.7% to 93.8%. The second Hopper part, with 43%
+more memory bandwidth, leaves the fused backward where it was."""
 
 
 HOT_PATH_WRAPPER = "cubind_cublas_get_pointer_mode"
