@@ -310,8 +310,9 @@ at {without_strings:.4f} ×. The search itself (steps 3 and 4: the loaded object
 the ld.so cache; the difference of the two columns) costs {search_only:+,} and makes
 {search["bindings"] - floor["bindings"]} more lazy bindings: with the first two parts that is {fixed + search_only:+,}, leaving
 {budget - fixed - search_only:+,} for checking the file and loading it, less than binding `dlopen`, `dlsym`
-and the lock's two functions alone ({4 * per_binding:,}). So row (g) cannot reach 1.01 while discovery
-searches as README.md's "Loader" promises and checks each file it finds.
+and the lock's two functions alone ({4 * per_binding:,}). So row (g) cannot reach 1.01 while each
+file found is checked as README.md's "Loader" promises, even with no search at all; and with the
+search as built, not even a loader that checked nothing would.
 
 The functions libcubind binds (`LD_DEBUG=bindings`), with no search: {named_list};
 the search adds {added_list}."""
