@@ -81,13 +81,13 @@ def inclusive(out: Path) -> dict[str, int]:
     return counts
 
 
-def loader_parts(out: Path) -> dict[str, int]:
-    """Inclusive instructions of the dynamic loader's parts that row (g) is split into: start-up
-    (`_dl_start`, before main), loading a library (`dl_open_worker`, every dlopen) and lazy binding
-    (`_dl_runtime_resolve*`, the first call of each imported function), with the number of
-    bindings (calls of `_dl_fixup`)."""
+def loader_parts(out: Path) -> Parts:
+    """The whole run's instructions ("total") and the inclusive instructions of the dynamic loader's
+    parts that row (g) is split into: start-up (`_dl_start`, before main), loading a library
+    (`dl_open_worker`, every dlopen) and lazy binding (`_dl_runtime_resolve*`, the first call of
+    each imported function), with the number of bindings (calls of `_dl_fixup`)."""
     text = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)])
-    parts = {"start-up": 0, "dlopen": 0, "binding": 0}
+    parts = {"total": total(out), "start-up": 0, "dlopen": 0, "binding": 0}
     patterns = {"start-up": r"_dl_start", "dlopen": r"dl_open_worker", "binding": r"_dl_runtime_resolve\w*"}
     for part, pattern in patterns.items():
         for match in re.finditer(rf"^\s*([\d,]+) \([^)]*\)\s+\S*:{pattern} \[", text, re.M):
@@ -227,28 +227,26 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
     # (g), (h) a cuFFT-only program
     info = run([str(bench / "cufft_cubind"), "info"], env)
     path = re.search(r"^path: (.*)$", info, re.M).group(1)
-    cubind_out = callgrind([str(bench / "cufft_cubind")], work, "cufft_cubind", env)
-    bare_out = callgrind([str(bench / "cufft_bare"), path], work, "cufft_bare", env)
-    through_cubind, bare_total = total(cubind_out), total(bare_out)
+    # (cubind's run, the bare one): with discovery's search (the row), and with the file named by
+    # CUBIND_CUFFT_PATH (discovery's step 2: no search runs, and only what every file gets is left:
+    # its ELF check, soname, version, owner); the bare program runs again in the same environment
+    # there, since the variable's bytes cost start-up too.
+    named_env = clean_env(CUBIND_CUFFT_PATH=path)
+    searched = (loader_parts(callgrind([str(bench / "cufft_cubind")], work, "cufft_cubind", env)),
+                loader_parts(callgrind([str(bench / "cufft_bare"), path], work, "cufft_bare", env)))
+    named = (loader_parts(callgrind([str(bench / "cufft_cubind")], work, "cufft_named", named_env)),
+             loader_parts(callgrind([str(bench / "cufft_bare"), path], work, "cufft_named_bare", named_env)))
+    through_cubind, bare_total = searched[0]["total"], searched[1]["total"]
     cubind_syscalls = syscalls([str(bench / "cufft_cubind")], work, env)
     bare_syscalls = syscalls([str(bench / "cufft_bare"), path], work, env)
     ratio = through_cubind / bare_total
-    # The floor of row (g): the same file named by CUBIND_CUFFT_PATH (discovery's step 2), so that
-    # no search runs and only what every file gets is left (its ELF check, soname, version, owner).
-    # The bare program runs again in the same environment: the variable's bytes cost start-up too.
-    named_env = clean_env(CUBIND_CUFFT_PATH=path)
-    named_out = callgrind([str(bench / "cufft_cubind")], work, "cufft_named", named_env)
-    named_bare_out = callgrind([str(bench / "cufft_bare"), path], work, "cufft_named_bare", named_env)
-    named_total, named_bare_total = total(named_out), total(named_bare_out)
     result.append(Row("(g) process start to the first cufftGetVersion: cubind over bare dlopen + dlsym",
                       f"{ratio:.4f} × instructions ({through_cubind:,} vs {bare_total:,}); "
                       f"{cubind_syscalls} vs {bare_syscalls} system calls", "≤ 1.01", ratio <= 1.01,
                       f"bare dlopen of {path}, the file cubind finds; system calls counted by strace -f -c; "
-                      f"with the file named and no search {named_total / named_bare_total:.4f} ×; why 1.01 is out of reach: "
+                      f"with the file named and no search {named[0]['total'] / named[1]['total']:.4f} ×; why 1.01 is out of reach: "
                       "below the table"))
-    notes.append(process_start_note((loader_parts(cubind_out), loader_parts(bare_out)),
-                                    (loader_parts(named_out), loader_parts(named_bare_out)),
-                                    (through_cubind, bare_total, named_total, named_bare_total),
+    notes.append(process_start_note(searched, named,
                                     (bound_functions([str(bench / "cufft_cubind")], env),
                                      bound_functions([str(bench / "cufft_cubind")], named_env))))
     mapped = int(re.search(r"CUDA libraries mapped: (\d+)", info).group(1))
@@ -264,20 +262,21 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
     return result, notes
 
 
-def process_start_note(searched: tuple[Parts, Parts], named: tuple[Parts, Parts], totals: tuple[int, int, int, int],
+def process_start_note(searched: tuple[Parts, Parts], named: tuple[Parts, Parts],
                        bound: tuple[list[str], list[str]]) -> str:
     """Row (g)'s difference, split by where the dynamic loader spends it: with discovery's search
     (the row) and with the file named by CUBIND_CUFFT_PATH (no search: the floor of the promises);
     each pair is (cubind's run, the bare run in the same environment)."""
-    cubind_total, bare_total, named_total, named_bare_total = totals
+    cubind_total, bare_total = searched[0]["total"], searched[1]["total"]
+    named_total, named_bare_total = named[0]["total"], named[1]["total"]
     budget = bare_total // 100
 
-    def split(parts: tuple[Parts, Parts], whole: int, bare_whole: int) -> Parts:
-        diff = {part: parts[0][part] - parts[1][part] for part in ("start-up", "dlopen", "binding", "bindings")}
-        diff["own"] = whole - bare_whole - diff["start-up"] - diff["dlopen"] - diff["binding"]
+    def split(pair: tuple[Parts, Parts]) -> Parts:
+        diff = {part: pair[0][part] - pair[1][part] for part in pair[0]}
+        diff["own"] = diff["total"] - diff["start-up"] - diff["dlopen"] - diff["binding"]
         return diff
 
-    search, floor = split(searched, cubind_total, bare_total), split(named, named_total, named_bare_total)
+    search, floor = split(searched), split(named)
     named_ratio = named_total / named_bare_total
     search_only = (cubind_total - bare_total) - (named_total - named_bare_total)
     per_binding = search["binding"] // max(1, search["bindings"])
