@@ -180,8 +180,8 @@ def ffi_rows(module: str, runs: int) -> list[Row]:
     result = []
     for whole, part in ffi_parse.measure(ROOT / "generated" / "cdef", module, runs):
         names = " + ".join(f"cdef/{f.name}" for f in part.files)
-        for label, timing in ((f"cdef/cubind.h (the whole, {whole.size // 1000} KB)", whole),
-                              (f"{names} ({part.size // 1000} KB)", part)):
+        for label, timing in ((f"cdef/cubind.h (the whole, {round(whole.size / 1000)} KB)", whole),
+                              (f"{names} ({round(part.size / 1000)} KB)", part)):
             figure = f"{timing.median * 1000:,.1f} ms"
             if timing is part:
                 figure += f" ({timing.median / whole.median:.3f} × the whole)"
