@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .model import Model, ModuleModel, TypeGroup
 
@@ -62,11 +62,12 @@ def _first_of_each_guard(groups: list[TypeGroup]) -> list[TypeGroup]:
         for entry in group.entries:
             if entry.get("define_guard"):
                 first_header.setdefault(entry["define_guard"], group.header)
-    return [_keep(group, lambda e, g=group: not e.get("define_guard") or first_header[e["define_guard"]] == g.header)
+    return [_keep(group, lambda e, header=group.header: first_header.get(e.get("define_guard"), header) == header)
             for group in groups]
 
 
-def _keep(group: TypeGroup, wanted, constants: bool = True) -> TypeGroup:
+def _keep(group: TypeGroup, wanted: Callable[[dict], bool], constants: bool = True) -> TypeGroup:
+    """The group with only the entries `wanted` accepts, and its #define constants or none."""
     return dataclasses.replace(group, entries=[e for e in group.entries if wanted(e)],
                                constants=group.constants if constants else [])
 

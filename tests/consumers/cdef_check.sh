@@ -11,7 +11,7 @@ set -eu
 cc=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-list= common=
+list='' common=''
 for f in "$@"; do
     case $(basename "$f") in
         modules.txt) list=$f ;;
@@ -47,7 +47,7 @@ for f in "$@"; do
     fi
 done
 load "$common alone" "$common"
-count=0 files= reversed=
+count=0 files='' reversed=''
 for m in $modules; do
     [ -f "$dir/$m.h" ] || { echo "cdef: $list lists $m, and $dir/$m.h is missing"; exit 1; }
     load "$common then $dir/$m.h" "$common" "$dir/$m.h"
@@ -57,6 +57,7 @@ for m in $modules; do
 done
 # shellcheck disable=SC2086 # the lists are of paths without spaces (generated names)
 load "$common then every module file of $list" "$common" $files
+# shellcheck disable=SC2086
 luajit "$here/cdef_load.lua" "$common" $reversed || { echo "cdef: the module files in reverse order: LuaJIT refuses them"; exit 1; }
 [ $((headers - alone - 1)) -eq "$count" ] || { echo "cdef: $((headers - alone - 1)) module headers given, $list lists $count"; exit 1; }
 echo "cdef: $headers headers flat; $alone alone, common.h alone, common.h with each of the $count module files and with all of them (in both orders in LuaJIT): valid C11, accepted by LuaJIT ffi.cdef and cffi cdef"

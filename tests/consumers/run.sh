@@ -77,7 +77,7 @@ modules=$(grep -v -e '^#' -e '^$' "$prefix/share/cubind/cdef/modules.txt")
 [ -n "$modules" ] || fail "share/cubind/cdef/modules.txt lists no module"
 # shellcheck disable=SC2086 # module names have no spaces
 luajit "$here/consumer.lua" "$prefix" common $modules > "$work/luajit-modules.txt"
-same "LuaJIT (cdef/common.h and the $(echo $modules | wc -w) module files)" "$work/luajit-modules.txt"
+same "LuaJIT (cdef/common.h and the $(printf '%s\n' "$modules" | wc -l) module files)" "$work/luajit-modules.txt"
 # shellcheck disable=SC2086
 /usr/bin/python3 "$here/consumer_cffi.py" "$prefix" common $modules > "$work/cffi-modules.txt"
 same "Python cffi (cdef/common.h and the module files)" "$work/cffi-modules.txt"
