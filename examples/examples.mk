@@ -115,5 +115,5 @@ test-build: $(LAUNCHER_TEST) $(LAUNCHER_DRIVER)
 
 # The GPU machine runs what is built here: the MPI build too (tests/gpu/launcher.sh).
 gpu-build: gpu-build-mpi
-gpu-build-mpi: deps-mpi $(LIBRARY_SO) $(BUILT_HEADERS)
+gpu-build-mpi: deps-mpi examples
 	$(MAKE) --no-print-directory examples-mpi EXAMPLES_MPI_REQUIRED=1
