@@ -9,12 +9,12 @@
  *
  * Without MPI the rank comes from the launcher's variables (RANK/WORLD_SIZE/LOCAL_RANK, Open MPI's,
  * MPICH's or Slurm's: common/launcher.h) and rank 0 hands the NCCL id to the others over TCP at
- * MASTER_ADDR:MASTER_PORT; with NCCL_COMM_ID=host:port set instead, NCCL's own bootstrap meets
+ * MASTER_ADDR:MASTER_PORT (common/id_exchange.h); with NCCL_COMM_ID=host:port set instead, NCCL's own bootstrap meets
  * there and every rank derives the id from it. Each rank uses GPU (local rank) mod (GPUs it sees),
  * checks C, then times the all-reduce alone. docs/multi-host.md says how to run it on several hosts.
  *
- * Build: cc -std=c11 allreduce_launcher.c common/launcher.c common/allreduce_slab.c \
- *            -Ibuild/include -Lbuild/lib -lcubind -lm
+ * Build: cc -std=c11 allreduce_launcher.c common/launcher.c common/id_exchange.c \
+ *            common/allreduce_slab.c -Ibuild/include -Lbuild/lib -lcubind -lm
  *        MPI: mpicc -std=c11 -DCUBIND_EXAMPLE_MPI allreduce_launcher.c common/launcher.c \
  *            common/launcher_mpi.c common/allreduce_slab.c -Ibuild/include -Lbuild/lib -lcubind -lm
  * Exit: 0 PASS, 1 a CUDA/NCCL error, bad launcher variables or a failed meeting (the reason is
@@ -32,6 +32,7 @@
 #include "common/launcher_mpi.h"
 #define NAME "allreduce_launcher_mpi"
 #else
+#include "common/id_exchange.h"
 #define NAME "allreduce_launcher"
 #endif
 
@@ -115,7 +116,9 @@ int main(int argc, char **argv)
     worst = launcher_mpi_worst(status);
     if (me.rank == 0)
         printf(NAME ": %d rank(s): %s\n", me.size,
-               worst == EXIT_PASS ? "PASS" : worst == EXIT_NO_GPU ? "SKIP (no GPU/driver)" : "FAIL");
+               worst == EXIT_PASS     ? "PASS"
+               : worst == EXIT_NO_GPU ? "SKIP (no GPU/driver)"
+                                      : "FAIL");
     launcher_mpi_finish();
     return worst;
 #else

@@ -6,7 +6,7 @@
 #   make test-examples   builds them (also with clang -Werror, into $(BUILD)/examples/clang/, when there
 #                        is a clang), fails when an example needs a CUDA library (readelf -d): they
 #                        must reach CUDA through cubind alone; and runs test-launcher
-#   make test-launcher   the launcher unit (tests/launcher/test_launcher.c, CMocka) and the launcher
+#   make test-launcher   the launcher units (tests/launcher/test_launcher.c, CMocka) and the launcher
 #                        runs of tests/launcher/run.sh, under mpirun too: installs Open MPI (deps-mpi)
 # They run from a copied build/ ($$ORIGIN/../lib); on a GPU machine tests/gpu/run.sh runs them and
 # tests/gpu/launcher.sh runs allreduce_launcher's ranks under each launcher (`make gpu-build` builds
@@ -27,9 +27,11 @@ CUDA_LIBRARY_PATTERN := lib(cudart|cuda|cublas|cublasLt|cufft|curand|cusolver|cu
 # The units of examples/common/ that an example is built with besides its own source.
 SLAB_UNIT := examples/common/allreduce_slab.c
 LAUNCHER_UNIT := examples/common/launcher.c
+ID_EXCHANGE_UNIT := examples/common/id_exchange.c
 LAUNCHER_MPI_UNIT := examples/common/launcher_mpi.c
 $(BUILD)/examples/allreduce_matmul $(BUILD)/examples/clang/allreduce_matmul: $(SLAB_UNIT)
-$(BUILD)/examples/allreduce_launcher $(BUILD)/examples/clang/allreduce_launcher: $(SLAB_UNIT) $(LAUNCHER_UNIT)
+$(BUILD)/examples/allreduce_launcher $(BUILD)/examples/clang/allreduce_launcher: $(SLAB_UNIT) $(LAUNCHER_UNIT) \
+                                                                                 $(ID_EXCHANGE_UNIT)
 
 # MPI, for allreduce_launcher_mpi and the MPI test driver: `pkg-config mpi` (Debian's Open MPI and
 # MPICH), else Open MPI's mpicc. Where neither is, they are not built (a GPU machine may have
@@ -48,7 +50,7 @@ LAUNCHER_TEST := $(LAUNCHER_TEST_DIR)/test_launcher
 LAUNCHER_DRIVER := $(LAUNCHER_TEST_DIR)/driver
 LAUNCHER_DRIVER_MPI := $(LAUNCHER_TEST_DIR)/driver_mpi
 LAUNCHER_TEST_FLAGS = $(ALL_CFLAGS) -Iexamples/common
-LAUNCHER_TEST_DEPS = examples/common/launcher.h examples/common/launcher_mpi.h Makefile examples/examples.mk
+LAUNCHER_TEST_DEPS = $(wildcard examples/common/*.h) Makefile examples/examples.mk
 
 .PHONY: examples examples-mpi test-examples test-launcher launcher-mpi-programs deps-mpi gpu-build-mpi
 
@@ -71,10 +73,10 @@ $(BUILD)/examples/clang/allreduce_launcher_mpi: $(MPI_EXAMPLE_SOURCES) $(EXAMPLE
 	@mkdir -p $(dir $@)
 	clang $(EXAMPLE_CFLAGS) -DCUBIND_EXAMPLE_MPI $(MPI_CFLAGS) $(MPI_EXAMPLE_SOURCES) -o $@ $(EXAMPLE_LIBS) $(MPI_LIBS)
 
-$(LAUNCHER_TEST): tests/launcher/test_launcher.c $(LAUNCHER_UNIT) $(LAUNCHER_TEST_DEPS)
+$(LAUNCHER_TEST): tests/launcher/test_launcher.c $(LAUNCHER_UNIT) $(ID_EXCHANGE_UNIT) $(LAUNCHER_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAUNCHER_TEST_FLAGS) $(filter %.c,$^) -o $@ -lcmocka $(LDFLAGS_SAN)
-$(LAUNCHER_DRIVER): tests/launcher/driver.c $(LAUNCHER_UNIT) $(LAUNCHER_TEST_DEPS)
+$(LAUNCHER_DRIVER): tests/launcher/driver.c $(LAUNCHER_UNIT) $(ID_EXCHANGE_UNIT) $(LAUNCHER_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAUNCHER_TEST_FLAGS) $(filter %.c,$^) -o $@ $(LDFLAGS_SAN)
 $(LAUNCHER_DRIVER_MPI): tests/launcher/driver.c $(LAUNCHER_UNIT) $(LAUNCHER_MPI_UNIT) $(LAUNCHER_TEST_DEPS)

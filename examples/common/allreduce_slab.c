@@ -51,9 +51,8 @@ static void time_all_reduce(ncclComm_t comm, cudaStream_t stream, size_t count, 
     qsort(ms, REPEATS, sizeof ms[0], compare_floats);
     median = ms[REPEATS / 2];
     /* Bus bandwidth as nccl-tests defines it for all-reduce: bytes * 2 (n - 1) / n per second. */
-    printf("  rank %d: all-reduce of %.0f KiB: %.1f us (median of %d), bus bandwidth %.2f GB/s\n", rank,
-           bytes / 1024.0, median * 1000.0, REPEATS,
-           median > 0.0f ? bytes * 2.0 * (ranks - 1) / ranks / (median * 1e-3) / 1e9 : 0.0);
+    printf("  rank %d: all-reduce of %.0f KiB: %.1f us (median of %d), bus bandwidth %.2f GB/s\n", rank, bytes / 1024.0,
+           median * 1000.0, REPEATS, median > 0.0f ? bytes * 2.0 * (ranks - 1) / ranks / (median * 1e-3) / 1e9 : 0.0);
 }
 
 int allreduce_slab_run(int rank, int ranks, int device, ncclUniqueId id, int timed)
@@ -105,8 +104,8 @@ int allreduce_slab_run(int rank, int ranks, int device, ncclUniqueId id, int tim
             if (!(fabs(c[i + j * M] - ref) <= 1e-5 * (1.0 + mag)))
                 ++bad;
         }
-    printf("  rank %d of %d (GPU %d), K slab [%d, %d): %d of %d elements wrong: %s\n", rank, ranks, device, k0, k1,
-           bad, M * N, bad ? "FAIL" : "PASS");
+    printf("  rank %d of %d (GPU %d), K slab [%d, %d): %d of %d elements wrong: %s\n", rank, ranks, device, k0, k1, bad,
+           M * N, bad ? "FAIL" : "PASS");
     if (timed) {
         time_all_reduce(comm, stream, (size_t)M * N, rank, ranks);
         time_all_reduce(comm, stream, LARGE_BYTES / sizeof(float), rank, ranks);

@@ -2,8 +2,8 @@
  * examples/common/launcher.h - which rank this process is and how the ranks meet, when a launcher
  * (mpirun, srun, torchrun, a shell loop over hosts) started one process per rank.
  *
- * Nothing here touches CUDA or cubind: the environment and POSIX sockets only, so that the tests
- * (tests/launcher/) run it on a machine with no GPU. launcher_mpi.h is the same with MPI.
+ * Nothing here touches CUDA or cubind, so that the tests (tests/launcher/) run it on a machine with
+ * no GPU. id_exchange.h is the TCP meeting; launcher_mpi.h is the same with MPI.
  */
 #ifndef CUBIND_EXAMPLES_LAUNCHER_H
 #define CUBIND_EXAMPLES_LAUNCHER_H
@@ -58,19 +58,6 @@ int launcher_rank_from_env(struct launcher_rank *me, char *why, size_t why_size)
  */
 int launcher_rendezvous_from_env(const struct launcher_rank *me, struct launcher_rendezvous *how, char *why,
                                  size_t why_size);
-
-/*
- * The TCP meeting (how->kind LAUNCHER_TCP), called by every rank: rank 0 listens on how->port
- * (on MASTER_ADDR when it names this host's loopback, else on every address), the others connect
- * to how->host, retrying until rank 0 listens. Each says whether it is ready; once all size ranks
- * have, rank 0 sends its id_size bytes at id to all of them, or, when one is not ready, tells all
- * that none goes on. Everything is bounded by how->timeout_s.
- * Returns LAUNCHER_OK (id filled in every rank), LAUNCHER_NOT_READY (why names the ranks) or
- * LAUNCHER_FAILED (why: a timeout, a rank missing, a duplicate rank, another WORLD_SIZE, rank 0
- * gone).
- */
-int launcher_share_id(const struct launcher_rank *me, const struct launcher_rendezvous *how, void *id,
-                      size_t id_size, int ready, char *why, size_t why_size);
 
 /* Writes "rank(s) A, B, ... cannot run" for the ranks whose ready[r] is 0; returns their number. */
 int launcher_describe_not_ready(const int *ready, int size, char *why, size_t why_size);

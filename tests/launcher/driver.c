@@ -1,7 +1,7 @@
 /*
  * tests/launcher/driver.c - one rank for tests/launcher/run.sh. It finds its rank as
- * examples/allreduce_launcher.c does (common/launcher.h; common/launcher_mpi.h when built with
- * CUBIND_EXAMPLE_MPI), meets the other ranks with a 128-byte id that rank 0 makes from its process
+ * examples/allreduce_launcher.c does (common/launcher.h and id_exchange.h; common/launcher_mpi.h
+ * when built with CUBIND_EXAMPLE_MPI), meets the other ranks with a 128-byte id that rank 0 makes from its process
  * id and the clock, and prints one line:
  *     rank R of S local L id DIGEST from SOURCE    met; DIGEST: FNV-1a of the id this rank holds
  *     rank R of S not ready: WHY                    exit 3: a rank was not ready (DRIVER_NOT_READY=r
@@ -20,6 +20,8 @@
 #include "launcher.h"
 #ifdef CUBIND_EXAMPLE_MPI
 #include "launcher_mpi.h"
+#else
+#include "id_exchange.h"
 #endif
 
 enum { ID_SIZE = 128, EXIT_NOT_READY = 3 };

@@ -1,6 +1,6 @@
 /*
- * tests/launcher/test_launcher.c - the launcher unit of the examples (examples/common/launcher.c),
- * no GPU needed: the rank from each launcher's variables and the errors for a bad set, the meeting
+ * tests/launcher/test_launcher.c - the launcher units of the examples (examples/common/launcher.c
+ * and id_exchange.c), no GPU needed: the rank from each launcher's variables and the errors for a bad set, the meeting
  * point from the environment, and the TCP meeting itself between 2 to 4 forked processes on
  * 127.0.0.1 (the id reaches every rank; a rank that is not ready stops all; a missing rank 0 or
  * rank, a duplicate rank, another WORLD_SIZE end in an error within the timeout).
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "id_exchange.h"
 #include "launcher.h"
 
 enum { ID_SIZE = 128, MAX_RANKS = 4 };
@@ -26,9 +27,9 @@ enum { ID_SIZE = 128, MAX_RANKS = 4 };
 /* Every variable launcher.c reads: cleared before each case, so that the outer environment (a CI
  * job under Slurm, say) cannot leak in. */
 static const char *const VARIABLES[] = {
-    "RANK",     "WORLD_SIZE",      "LOCAL_RANK",   "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-    "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "SLURM_PROCID",
-    "SLURM_NTASKS", "SLURM_LOCALID", "NCCL_COMM_ID", "MASTER_ADDR", "MASTER_PORT", "RENDEZVOUS_TIMEOUT",
+    "RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+    "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+    "NCCL_COMM_ID", "MASTER_ADDR", "MASTER_PORT", "RENDEZVOUS_TIMEOUT",
 };
 
 /* Clears VARIABLES, then sets "NAME=VALUE" pairs, NULL-terminated. */
