@@ -5,8 +5,10 @@
 # machines lack CMocka and libclang; CMocka travels in BUILD_DIR/test/lib):
 # the probe, the loader, fault and passthrough tests on mocks, the real-library tests
 # (which then expect a GPU), the per-library GPU results, the sgemm test program, the
-# examples ($build/examples/*; allreduce_matmul with one rank per GPU) and,
-# when compute-sanitizer is there, the GPU tests under its memcheck.
+# examples ($build/examples/*; allreduce_matmul with one rank per GPU, allreduce_launcher as one
+# rank with no launcher), on two GPUs or more tests/gpu/launcher.sh (allreduce_launcher's ranks
+# under each launcher, each NCCL transport) and, when compute-sanitizer is there, the GPU tests
+# under its memcheck.
 # Exit status: the number of failed steps.
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -48,9 +50,12 @@ step "$test_dir/test_real"
 step "$test_dir/test_gpu"
 step "$test_dir/sgemm"
 # Each example prints one PASS/FAIL line; exit 0 only on a correct result (77: no GPU/driver).
-for example in sgemm saxpy linear_layer fft_convolution cudnn_conv allreduce_matmul; do
+for example in sgemm saxpy linear_layer fft_convolution cudnn_conv allreduce_matmul allreduce_launcher; do
     step "$build/examples/$example"
 done
+if [ "$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')" -ge 2 ]; then
+    step sh "$(dirname "$0")/launcher.sh" "$build"
+fi
 if command -v compute-sanitizer > /dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     step "$sanitizer" --tool memcheck --error-exitcode 1 "$test_dir/test_gpu"
