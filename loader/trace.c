@@ -1,6 +1,7 @@
 /*
  * loader/trace.c - call tracing: the configuration (CUBIND_TRACE, CUBIND_TRACE_FILE, read once
  * through cubind__getenv), the line of a call and its one write(). See trace.h.
+ * Layer 2: calls environment (1) and the generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "discovery.h"
+#include "environment.h"
+#include "internal.h"
 #include "trace.h"
 
 enum { STATE_OFF = 0, STATE_UNREAD = 1, STATE_ON = 2 };
@@ -53,8 +55,8 @@ static int parse(const char *spec)
         } else {
             known = 0;
             for (i = 0; i < CUBIND_LIBRARY_COUNT; i++) {
-                const char *name = cubind_library_name((cubind_library)i);
-                if (name != NULL && strlen(name) == n && strncmp(p, name, n) == 0) {
+                const char *name = cubind__libraries[i].name;
+                if (strlen(name) == n && strncmp(p, name, n) == 0) {
                     traced[i] = 1;
                     named = known = 1;
                 }
@@ -138,7 +140,7 @@ int cubind__trace_wanted(cubind__trace_call *call, const char *function, int fai
 {
     if (errors_only && !failed)
         return 0;
-    append(call, "cubind-trace: tid=%ld %s %s(", (long)syscall(SYS_gettid), cubind_library_name(call->library),
+    append(call, "cubind-trace: tid=%ld %s %s(", (long)syscall(SYS_gettid), cubind__libraries[call->library].name,
            function);
     return 1;
 }
