@@ -4,7 +4,7 @@
  * such file or directory"; a wrong library's constructors must never run. The file is opened
  * once for these checks (its headers, dynamic section and soname read with one pread each), and
  * its real path is read from that descriptor. Layer 4: calls library_version (3), family (2),
- * elf_check (2) and strbuf (1).
+ * elf_check (2), file_open (1) and strbuf (1).
  */
 #define _GNU_SOURCE
 #include "candidate.h"
@@ -19,19 +19,7 @@
 
 #include "elf_check.h"
 #include "family.h"
-
-static const char *file_type(mode_t mode)
-{
-    if (S_ISFIFO(mode))
-        return "a FIFO";
-    if (S_ISCHR(mode))
-        return "a character device";
-    if (S_ISBLK(mode))
-        return "a block device";
-    if (S_ISSOCK(mode))
-        return "a socket";
-    return "not a file";
-}
+#include "file_open.h"
 
 /* Append dlerror's text, escaped (it repeats paths, which may hold any byte). */
 static void dl_reason(cubind__strbuf *why)
@@ -78,11 +66,14 @@ void *cubind__open_candidate(const cubind__library_desc *d, const char *path, co
         cubind__strbuf_printf(&reason, ": %s", strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
         cubind__strbuf_printf(&reason, ": is a directory");
-    } else if (!S_ISREG(st.st_mode)) { /* dlopen of a FIFO would wait for a writer */
-        cubind__strbuf_printf(&reason, ": not a regular file (%s)", file_type(st.st_mode));
+    } else if (!S_ISREG(st.st_mode)) { /* dlopen of a FIFO would wait for a writer; never opened */
+        cubind__strbuf_printf(&reason, ": not a regular file (%s)", cubind__file_kind(st.st_mode));
     } else {
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        go = 1; /* a file that cannot be opened: dlopen says why */
+        /* checked again from the descriptor: the path may have become a FIFO since stat */
+        int fd = cubind__open_file(path, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
+        go = fd != CUBIND__FILE_WRONG_KIND; /* a file that cannot be opened: dlopen says why */
+        if (!go)
+            cubind__strbuf_printf(&reason, ": not a regular file (%s)", cubind__file_kind(st.st_mode));
         if (fd >= 0) {
             go = cubind__inspect_elf(fd, st.st_size, soname, sizeof soname, &has_soname, &reason) == 0;
             if (go)

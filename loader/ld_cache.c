@@ -1,7 +1,7 @@
 /*
  * loader/ld_cache.c - the ld.so cache reader (see ld_cache.h): the file is mapped once per
  * search and every offset in it is checked against its size, so a cut or corrupt cache is
- * read as far as it is sound. Layer 2: calls environment (1).
+ * read as far as it is sound. Layer 2: calls environment (1) and file_open (1).
  */
 #define _GNU_SOURCE
 #include "ld_cache.h"
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "environment.h"
+#include "file_open.h"
 
 #if defined(__x86_64__)
 #define CACHE_ARCH_FLAGS 0x0300 /* FLAG_X8664_LIB64 */
@@ -65,10 +66,10 @@ static void cache_open(cubind__ld_cache *c)
         file = default_ld_cache;
     if (file[0] == '\0')
         return;
-    fd = open(file, O_RDONLY | O_CLOEXEC);
+    fd = cubind__open_file(file, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st); /* a FIFO: refused, never waited on */
     if (fd < 0)
         return;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 48) {
+    if (st.st_size < 48) {
         close(fd);
         return;
     }
