@@ -16,6 +16,8 @@
  * meanwhile acts at the thread's next cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock
  * a recursive mutex there (its owner's thread id is not the child's), which left
  * every later load in the child blocked for ever.
+ * Layer 7, the top: calls discovery (6), handle_check (3), opened (2), error (2), trace (2),
+ * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,7 +33,9 @@
 
 #include "discovery.h"
 #include "error.h"
+#include "handle_check.h"
 #include "internal.h"
+#include "opened.h"
 #include "strbuf.h"
 #include "trace.h"
 
