@@ -89,6 +89,9 @@ class Library:
     version: VersionQuery
     # the soname's number is the library's major version (libcublas.so.13 is 13.x; libcuda.so.1 is not)
     soname_versioned: bool = True
+    # the function through which the library hands out its entry points by ABI version
+    # (the driver's cuGetProcAddress_v2); None: symbols are looked up by name
+    entry_points: str | None = None
 
     @property
     def env_var(self) -> str:
@@ -184,6 +187,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
                 refuse=tuple(sorted(lib["version"].get("refuse", {}).items())),
             ),
             soname_versioned=lib.get("soname_versioned", True),
+            entry_points=lib.get("entry_points"),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))

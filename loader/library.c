@@ -32,6 +32,7 @@
 #include "discovery.h"
 #include "error.h"
 #include "internal.h"
+#include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
 
@@ -50,6 +51,7 @@ struct load_failure {
 struct lib_state {
     atomic_int state;
     cubind__opened lib;   /* valid once loaded */
+    int release;          /* once loaded: the release whose ABI it is called with (loader/releases.h) */
     _Atomic(struct load_failure *) failure; /* why the latest load failed (one of `failures`) */
     struct load_failure *failures; /* every distinct text kept, newest first; under the lock */
     char *explicit_path;  /* cubind_set_library_path */
@@ -133,6 +135,20 @@ static int valid(cubind_library library)
     return (int)library >= 0 && (int)library < CUBIND_LIBRARY_COUNT;
 }
 
+/* The release a library just opened is called as; -1, with why, when none fits. */
+static int chosen_release(cubind_library library, const cubind__opened *lib, cubind__strbuf *why)
+{
+    int release = cubind__release_of(library, lib->version, why);
+    if (release < 0) {
+        cubind__strbuf text = {0};
+        cubind__strbuf_printf(&text, "%s %s (%s) cannot be used: %s", cubind__libraries[library].file,
+                              lib->version_text, lib->path_escaped, cubind__strbuf_str(why));
+        cubind__strbuf_free(why);
+        *why = text;
+    }
+    return release;
+}
+
 static int ensure_loaded(cubind_library library)
 {
     struct lib_state *s = &states[library];
@@ -148,7 +164,8 @@ static int ensure_loaded(cubind_library library)
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
         tls_loading[library] = 1;
-        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0) {
+        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0 &&
+            (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
             state = STATE_LOADED;
         } else {
             keep_failure(s, &why);
@@ -216,6 +233,56 @@ static void set_offset(const cubind__symbol_table *table, size_t index, cubind__
                               memory_order_release);
 }
 
+/* A symbol of a loaded library (releases.h's lookup): the driver's through its own
+ * cuGetProcAddress at the ABI version the bindings were generated for, when it has one (so an
+ * older driver answers with the entry point of that ABI, or with none); any other's as the
+ * object itself exports it. `name` is the C API name, which is what cuGetProcAddress takes. */
+static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const char *name)
+{
+    const struct lib_state *s = state;
+    const cubind__library_desc *d = &cubind__libraries[s - states];
+    if (d->entry_point_query[0] != '\0') {
+        typedef int (*proc_address_fn)(const char *, void **, int, unsigned long long, int *);
+        cubind__fnptr query = cubind__own_symbol(&s->lib, d->entry_point_query);
+        if (query != NULL) {
+            void *address = NULL;
+            int found = -1;
+            cubind__fnptr fn;
+            if (((proc_address_fn)query)(name, &address, d->abi_version, 0, &found) != d->status_success ||
+                found != 0 || address == NULL)
+                return NULL;
+            memcpy(&fn, &address, sizeof fn);
+            return fn;
+        }
+    }
+    return cubind__own_symbol(&s->lib, symbol);
+}
+
+static void resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
+                               cubind__resolution *out)
+{
+    cubind__release_resolve(library, states[library].release, table, index, lookup_symbol, &states[library], out);
+}
+
+static void record_not_callable(cubind_library library, size_t index, const cubind__resolution *r)
+{
+    const cubind__library_desc *d = &cubind__libraries[library];
+    const cubind__symbol_table *t = cubind__symbols(library);
+    const cubind__opened *lib = &states[library].lib;
+    const char *status_name = cubind_status_name(library, d->status_missing_symbol);
+    const char *release = cubind__release_name(library, states[library].release);
+    if (r->reason == NULL) {
+        record_symbol_missing(library, index);
+        return;
+    }
+    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
+                         d->status_missing_symbol,
+                         "%s: not called: %s %s (%s) is of CUDA %s, where %s, so the call returns %s (%d)",
+                         cubind__function_name(t, index), d->file, lib->version_text, lib->path_escaped,
+                         release != NULL ? release : "?", r->reason, status_name != NULL ? status_name : "?",
+                         d->status_missing_symbol);
+}
+
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
                               cubind__fnptr slow)
 {
@@ -223,6 +290,7 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
     const cubind__library_desc *d = &cubind__libraries[library];
     cubind__slot *slot = cache_slot(table, index);
     cubind__fnptr fn = atomic_load_explicit(slot, memory_order_acquire);
+    cubind__resolution r;
     int outcome;
     if (fn != NULL) { /* resolved before: by the census, or by another thread */
         set_offset(table, index, fn, slow);
@@ -236,13 +304,14 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
         return NULL;
     }
-    fn = cubind__own_symbol(&states[library].lib, cubind__symbol_name(table, index));
-    if (fn == NULL) {
+    resolve_in_release(library, table, index, &r);
+    if (r.fn == NULL) {
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_symbol;
-        record_symbol_missing(library, index);
+        record_not_callable(library, index, &r);
         return NULL;
     }
+    fn = r.fn;
     atomic_store_explicit(slot, fn, memory_order_release);
     set_offset(table, index, fn, slow);
     return fn;
@@ -366,9 +435,10 @@ static void census(cubind_library library)
         s->missing = malloc((t->count ? t->count : 1) * sizeof *s->missing);
         s->found = s->missing_count = 0;
         for (i = 0; i < t->count; ++i) {
-            cubind__fnptr fn = cubind__own_symbol(&s->lib, cubind__symbol_name(t, i));
-            if (fn != NULL) {
-                atomic_store_explicit(cache_slot(t, i), fn, memory_order_release);
+            cubind__resolution r;
+            resolve_in_release(library, t, i, &r);
+            if (r.fn != NULL) {
+                atomic_store_explicit(cache_slot(t, i), r.fn, memory_order_release);
                 s->found++;
             } else if (s->missing != NULL) {
                 s->missing[s->missing_count++] = cubind__function_name(t, i);
@@ -392,6 +462,26 @@ static const char *const *all_names(cubind_library library)
             s->names[i] = cubind__function_name(t, i);
     unlock(cancel_state);
     return s->names;
+}
+
+/* "13.0, 12.4, 11.8": the releases the bindings know for `library`, newest first; built once. */
+static const char *releases_known(cubind_library library)
+{
+    static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT];
+    const cubind__release_table *t = cubind__release_table_of(library);
+    char *text = atomic_load_explicit(&texts[library], memory_order_acquire), *expected = NULL;
+    cubind__strbuf buf = {0};
+    size_t r;
+    if (text != NULL || t == NULL)
+        return text;
+    cubind__strbuf_printf(&buf, "%s", "");
+    for (r = 0; r < t->release_count; ++r)
+        cubind__strbuf_printf(&buf, "%s%s", r > 0 ? ", " : "", cubind__release_at(t, r)->name);
+    text = cubind__strbuf_take(&buf);
+    if (text == NULL || atomic_compare_exchange_strong(&texts[library], &expected, text))
+        return text;
+    free(text);
+    return expected;
 }
 
 /* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
@@ -427,6 +517,7 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
     out.name = d->name;
     out.version_major = out.version_minor = out.version_patch = -1;
     out.functions = cubind__symbols(library)->count;
+    out.releases = releases_known(library);
     outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
         out.missing = all_names(library);
@@ -447,6 +538,7 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
         out.functions_found = s->found;
         out.functions_missing = s->missing_count;
         out.missing = s->missing;
+        out.release = cubind__release_name(library, s->release);
     }
     /* a caller built against an older header gets its part only; a newer one learns how much */
     out.size = size < sizeof out ? size : sizeof out;
@@ -456,24 +548,144 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
     return result;
 }
 
-int cubind_function_available(const char *name)
+/* The library and index of the function `name` names (C API name, exported symbol or cubind
+ * name); 0 when cubind binds none of that name. */
+static int find_function(const char *name, cubind_library *library, size_t *index)
 {
     int lib;
     size_t i;
-    if (name == NULL)
-        return 0;
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
+    for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib) {
         const cubind__symbol_table *t = cubind__symbols(lib);
         for (i = 0; i < t->count; ++i) {
-            if (strcmp(name, cubind__function_name(t, i)) != 0 && strcmp(name, cubind__symbol_name(t, i)) != 0 &&
-                strcmp(name, cubind__cubind_name(t, i)) != 0)
-                continue;
-            if (ensure_loaded((cubind_library)lib) != LOAD_OK)
-                return 0;
-            return cubind__own_symbol(&states[lib].lib, cubind__symbol_name(t, i)) != NULL;
+            if (strcmp(name, cubind__function_name(t, i)) == 0 || strcmp(name, cubind__symbol_name(t, i)) == 0 ||
+                strcmp(name, cubind__cubind_name(t, i)) == 0) {
+                *library = (cubind_library)lib;
+                *index = i;
+                return 1;
+            }
         }
     }
     return 0;
+}
+
+int cubind_function_available(const char *name)
+{
+    cubind_library library;
+    size_t index;
+    cubind__resolution r;
+    if (!find_function(name, &library, &index))
+        return 0; /* cubind_function_info tells an unknown name from a missing function */
+    if (ensure_loaded(library) != LOAD_OK)
+        return 0;
+    resolve_in_release(library, cubind__symbols(library), index, &r);
+    return r.fn != NULL;
+}
+
+/* "12.4, 13.0": the releases (bits of `changed_in`) where a function's ABI changed, kept per
+ * distinct mask (at most 2^8 of them), built on first use. */
+static const char *changed_text(const cubind__release_table *t, unsigned mask)
+{
+    static _Atomic(char *) texts[256];
+    char *text = atomic_load_explicit(&texts[mask & 255u], memory_order_acquire), *expected = NULL;
+    cubind__strbuf buf = {0};
+    size_t r;
+    if (text != NULL)
+        return text;
+    cubind__strbuf_printf(&buf, "%s", "");
+    for (r = t->release_count; r-- > 0;)
+        if (mask & (1u << r))
+            cubind__strbuf_printf(&buf, "%s%s", cubind__strbuf_str(&buf)[0] != '\0' ? ", " : "",
+                                  cubind__release_at(t, r)->name);
+    text = cubind__strbuf_take(&buf);
+    if (text == NULL)
+        return "";
+    if (!atomic_compare_exchange_strong(&texts[mask & 255u], &expected, text)) {
+        free(text);
+        return expected;
+    }
+    return text;
+}
+
+/* The first layout of struct cubind_function_info (up to `reason`): the least a caller may pass. */
+#define FUNCTION_INFO_MIN_SIZE (offsetof(struct cubind_function_info, reason) + sizeof(const char *))
+
+cubind_error_kind cubind_function_info(const char *name, struct cubind_function_info *info)
+{
+    struct cubind_function_info out;
+    const cubind__release_table *t;
+    const cubind__symbol_table *symbols;
+    cubind_library library;
+    size_t index, size;
+    if (info == NULL || info->size < FUNCTION_INFO_MIN_SIZE) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_function_info", 0,
+                             "cubind_function_info: %s; set info->size to sizeof(struct cubind_function_info) "
+                             "(at least %zu) before the call",
+                             info == NULL ? "info is NULL" : "info->size is too small", (size_t)FUNCTION_INFO_MIN_SIZE);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    size = info->size;
+    memset(&out, 0, sizeof out);
+    out.library = CUBIND_LIB_NONE;
+    if (!find_function(name, &library, &index)) {
+        out.state = CUBIND_FUNCTION_UNKNOWN;
+        out.reason = "cubind binds no function of that name";
+        out.size = size < sizeof out ? size : sizeof out;
+        memcpy(info, &out, out.size);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    symbols = cubind__symbols(library);
+    t = cubind__release_table_of(library);
+    out.library = library;
+    out.name = cubind__function_name(symbols, index);
+    out.cubind_name = cubind__cubind_name(symbols, index);
+    if (t != NULL && t->release_count > 0) {
+        const cubind__release_history *h = (const cubind__release_history *)((const char *)t + t->history_at) + index;
+        out.added_in = cubind__release_at(t, h->added_in < t->release_count ? h->added_in : t->release_count - 1)->name;
+        out.changed_in = changed_text(t, h->changed_in);
+    }
+    if (ensure_loaded(library) != LOAD_OK) {
+        out.state = CUBIND_FUNCTION_NOT_LOADED;
+        out.reason = load_error(library, LOAD_FAILED);
+    } else {
+        cubind__resolution r;
+        resolve_in_release(library, symbols, index, &r);
+        out.state = r.state;
+        out.release = cubind__release_name(library, states[library].release);
+        out.symbol = r.symbol;
+        out.reason = r.reason != NULL ? r.reason
+                     : r.state == CUBIND_FUNCTION_MISSING ? "the loaded library does not export it"
+                                                          : NULL;
+    }
+    out.size = size < sizeof out ? size : sizeof out;
+    memcpy(info, &out, out.size);
+    return CUBIND_OK;
+}
+
+cubind_error_kind cubind_require_release(cubind_library library, int major, int minor)
+{
+    struct lib_state *s;
+    const char *name;
+    int have_major = 0, have_minor = 0;
+    if (!valid(library))
+        return invalid_library("cubind_require_release", library);
+    if (major < 0 || minor < 0 || minor > 99) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_require_release", 0,
+                             "cubind_require_release: %d.%d is not a CUDA release", major, minor);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    cubind__require_release(library, major, minor);
+    s = &states[library];
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != STATE_LOADED)
+        return CUBIND_OK; /* checked when it loads */
+    name = cubind__release_name(library, s->release);
+    if (name != NULL && sscanf(name, "%d.%d", &have_major, &have_minor) == 2 &&
+        (have_major > major || (have_major == major && have_minor >= minor)))
+        return CUBIND_OK;
+    cubind__error_record(CUBIND_ERROR_ALREADY_LOADED, library, "cubind_require_release", 0,
+                         "cubind_require_release: %s is already loaded from %s, of CUDA %s, older than the %d.%d "
+                         "required",
+                         cubind__libraries[library].file, s->lib.path_escaped, name != NULL ? name : "?", major, minor);
+    return CUBIND_ERROR_ALREADY_LOADED;
 }
 
 const char *cubind_library_name(cubind_library library)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 50
@@ -3204,3 +3205,92 @@ cublasStatus_t cubind_cublasLt_logger_force_disable(void)
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libcublasLt's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__cublasLt_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libcublasLt the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__cublasLt_releases {
+    cubind__release_table table;
+    cubind__release releases[1];
+    unsigned firsts[2];
+    cubind__release_entry entries[1];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+    } strings;
+} cubind__cublasLt_releases = {
+    {1, offsetof(struct cubind__cublasLt_releases, releases),
+     offsetof(struct cubind__cublasLt_releases, firsts), offsetof(struct cubind__cublasLt_releases, entries),
+     offsetof(struct cubind__cublasLt_releases, history), offsetof(struct cubind__cublasLt_releases, strings)},
+    {
+        {"13.0", {13, 1, 0}},
+    },
+    {0, 0},
+    {
+        {0, 0, 0, 0, 0},
+    },
+    {
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+    },
+    {
+        "",
+    },
+};
+#undef S

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 14
@@ -903,3 +904,56 @@ nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *mino
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libnvjitlink's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__nvjitlink_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libnvjitlink the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__nvjitlink_releases {
+    cubind__release_table table;
+    cubind__release releases[1];
+    unsigned firsts[2];
+    cubind__release_entry entries[1];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+    } strings;
+} cubind__nvjitlink_releases = {
+    {1, offsetof(struct cubind__nvjitlink_releases, releases),
+     offsetof(struct cubind__nvjitlink_releases, firsts), offsetof(struct cubind__nvjitlink_releases, entries),
+     offsetof(struct cubind__nvjitlink_releases, history), offsetof(struct cubind__nvjitlink_releases, strings)},
+    {
+        {"13.0", {13, 0, -1}},
+    },
+    {0, 0},
+    {
+        {0, 0, 0, 0, 0},
+    },
+    {
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+    },
+    {
+        "",
+    },
+};
+#undef S

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 24
@@ -1453,3 +1454,66 @@ nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(vo
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libnvrtc's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__nvrtc_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libnvrtc the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__nvrtc_releases {
+    cubind__release_table table;
+    cubind__release releases[1];
+    unsigned firsts[2];
+    cubind__release_entry entries[1];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+    } strings;
+} cubind__nvrtc_releases = {
+    {1, offsetof(struct cubind__nvrtc_releases, releases),
+     offsetof(struct cubind__nvrtc_releases, firsts), offsetof(struct cubind__nvrtc_releases, entries),
+     offsetof(struct cubind__nvrtc_releases, history), offsetof(struct cubind__nvrtc_releases, strings)},
+    {
+        {"13.0", {13, 0, -1}},
+    },
+    {0, 0},
+    {
+        {0, 0, 0, 0, 0},
+    },
+    {
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+    },
+    {
+        "",
+    },
+};
+#undef S
