@@ -354,3 +354,9 @@ test-gpu: gpu-build
 
 # Fault and bad-input tests of the loader, and the first-call race (tests/test_faults.c): included
 # above, before test-valgrind uses its variables.
+
+# The real libraries of every older CUDA release ([[release]] in generator/libraries.toml), fetched
+# into the releases cache, loaded through libcubind (tests/releases/).
+.PHONY: test-releases
+test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
+	CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(PYTHON) -m pytest -q tests/releases

@@ -602,7 +602,7 @@ _Static_assert(sizeof "cusparse" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSPARSE
                sizeof "cusparseGetProperty" <= CUBIND__QUERY_NAME_SIZE,
                "libcusparse: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "runtime" <= CUBIND__NAME_SIZE && sizeof "CUBIND_RUNTIME_PATH" <= CUBIND__ENV_VAR_SIZE &&
-               3 <= CUBIND__SONAMES_MAX && sizeof "libcudart.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.11" <= CUBIND__SONAME_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libcudart.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.11.0" <= CUBIND__SONAME_SIZE &&
                sizeof "cudaRuntimeGetVersion" <= CUBIND__QUERY_NAME_SIZE,
                "libruntime: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "driver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_DRIVER_PATH" <= CUBIND__ENV_VAR_SIZE &&
@@ -611,7 +611,7 @@ _Static_assert(sizeof "driver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_DRIVER_PAT
                1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of the driver (lib64/stubs), not the driver" <= CUBIND__REASON_SIZE,
                "libdriver: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "nvrtc" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVRTC_PATH" <= CUBIND__ENV_VAR_SIZE &&
-               2 <= CUBIND__SONAMES_MAX && sizeof "libnvrtc.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.12" <= CUBIND__SONAME_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libnvrtc.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.12" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.11.2" <= CUBIND__SONAME_SIZE &&
                sizeof "nvrtcVersion" <= CUBIND__QUERY_NAME_SIZE,
                "libnvrtc: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "nvjitlink" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVJITLINK_PATH" <= CUBIND__ENV_VAR_SIZE &&
@@ -731,7 +731,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .name = "runtime",
         .file = "libcudart",
         .env_var = "CUBIND_RUNTIME_PATH",
-        .sonames = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11"},
+        .sonames = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"},
         .soname_count = 3,
         .version_query_name = "cudaRuntimeGetVersion",
         .entry_point_query = "",
@@ -762,8 +762,8 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .name = "nvrtc",
         .file = "libnvrtc",
         .env_var = "CUBIND_NVRTC_PATH",
-        .sonames = {"libnvrtc.so.13", "libnvrtc.so.12"},
-        .soname_count = 2,
+        .sonames = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"},
+        .soname_count = 3,
         .version_query_name = "nvrtcVersion",
         .entry_point_query = "",
         .abi_version = 13000,

@@ -128,7 +128,7 @@ static int cusparse_missing_call(void)
 }
 
 /* libruntime */
-static const char *const runtime_sonames[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11" };
+static const char *const runtime_sonames[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0" };
 
 static int runtime_first_call(void)
 {
@@ -162,7 +162,7 @@ static int driver_missing_call(void)
 }
 
 /* libnvrtc */
-static const char *const nvrtc_sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12" };
+static const char *const nvrtc_sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2" };
 
 static int nvrtc_first_call(void)
 {
@@ -312,7 +312,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         "13.0", 1, 0,
     },
     {
-        CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 2,
+        CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 3,
         NVRTC_ERROR_INTERNAL_ERROR, "NVRTC_ERROR_INTERNAL_ERROR",
         NVRTC_ERROR_INTERNAL_ERROR, "NVRTC_ERROR_INTERNAL_ERROR",
         "major-minor", 2, 1,
