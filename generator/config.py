@@ -92,6 +92,8 @@ class Library:
     # the function through which the library hands out its entry points by ABI version
     # (the driver's cuGetProcAddress_v2); None: symbols are looked up by name
     entry_points: str | None = None
+    # libraries that must come from the same CUDA release as this one
+    coupled: tuple[str, ...] = ()
 
     @property
     def env_var(self) -> str:
@@ -188,6 +190,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             ),
             soname_versioned=lib.get("soname_versioned", True),
             entry_points=lib.get("entry_points"),
+            coupled=tuple(lib.get("coupled", ())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -218,6 +221,10 @@ def _validate(config: Config) -> None:
                               "is not file-name")
         if (query.kind == "encoded") != bool(query.encoding):
             raise ConfigError(f"library {lib.name}: an encoding goes with version kind encoded, and only with it")
+    for lib in config.libraries:
+        for other in lib.coupled:
+            if other not in names or other == lib.name:
+                raise ConfigError(f"library {lib.name}: coupled library {other!r} is not another library")
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):

@@ -61,6 +61,7 @@ struct lib_state {
     const char **missing;
     size_t missing_count;
     const char **names;   /* every C API name, for the info of a library not found; built once */
+    struct load_failure *notes; /* every distinct release note given out, interned like failures */
 };
 
 static struct lib_state states[CUBIND_LIBRARY_COUNT];
@@ -484,6 +485,46 @@ static const char *releases_known(cubind_library library)
     return expected;
 }
 
+/* Why `library` and the coupled libraries loaded beside it mix releases, or NULL when they do not:
+ * interned under the lock (the text is handed out for the life of the process). */
+static const char *release_note(cubind_library library)
+{
+    const cubind__library_desc *d = &cubind__libraries[library];
+    const char *mine = cubind__release_name(library, states[library].release), *kept = NULL;
+    cubind__strbuf text = {0};
+    struct load_failure *n;
+    int other, cancel_state;
+    for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
+        const char *theirs;
+        if (!(d->coupled & (1ULL << other)) ||
+            atomic_load_explicit(&states[other].state, memory_order_acquire) != STATE_LOADED)
+            continue;
+        theirs = cubind__release_name((cubind_library)other, states[other].release);
+        if (mine == NULL || theirs == NULL || strcmp(mine, theirs) == 0)
+            continue;
+        cubind__strbuf_printf(&text, "%s%s is of CUDA %s but %s (%s) of CUDA %s", text.length ? "; " : "",
+                              d->file, mine, cubind__libraries[other].file, states[other].lib.path_escaped, theirs);
+    }
+    if (text.length == 0) {
+        cubind__strbuf_free(&text);
+        return NULL;
+    }
+    cubind__strbuf_printf(&text, ": libraries used together should come from one release");
+    lock(&cancel_state);
+    for (n = states[library].notes; n != NULL && kept == NULL; n = n->earlier)
+        if (strcmp(n->text, cubind__strbuf_str(&text)) == 0)
+            kept = n->text;
+    if (kept == NULL && (n = malloc(sizeof *n + text.length + 1)) != NULL) {
+        memcpy(n->text, cubind__strbuf_str(&text), text.length + 1);
+        n->earlier = states[library].notes;
+        states[library].notes = n;
+        kept = n->text;
+    }
+    unlock(cancel_state);
+    cubind__strbuf_free(&text);
+    return kept;
+}
+
 /* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
 #define INFO_MIN_SIZE (offsetof(struct cubind_library_info, error) + sizeof(const char *))
 
@@ -539,6 +580,7 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
         out.functions_missing = s->missing_count;
         out.missing = s->missing;
         out.release = cubind__release_name(library, s->release);
+        out.release_note = release_note(library);
     }
     /* a caller built against an older header gets its part only; a newer one learns how much */
     out.size = size < sizeof out ? size : sizeof out;

@@ -155,6 +155,8 @@ static void print_json(const struct cubind_library_info *infos)
         json_string(info->release);
         printf(",\"releases\":");
         json_string(info->releases);
+        printf(",\"release_note\":");
+        json_string(info->release_note);
         printf(",\"not_callable\":[");
         if (info->found)
             for (i = 0; i < info->functions_missing; ++i) {
@@ -206,6 +208,11 @@ static void print_text(const struct cubind_library_info *infos)
         printf("\n    found by: %s\n", info->found_by);
         printf("    called as: CUDA %s (these bindings know %s)\n", info->release != NULL ? info->release : "?",
                info->releases != NULL ? info->releases : "?");
+        if (info->release_note != NULL) {
+            printf("    mixed releases: ");
+            text_string(info->release_note);
+            putchar('\n');
+        }
         printf("    functions: %zu of %zu callable, %zu not\n", info->functions_found, info->functions,
                info->functions_missing);
         for (i = 0; i < info->functions_missing; ++i) {

@@ -1670,6 +1670,7 @@ struct cubind_library_info {
     const char *error;
     const char *release;
     const char *releases;
+    const char *release_note;
 };
 cubind_error_kind cubind_load(cubind_library library);
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path);

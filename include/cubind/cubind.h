@@ -124,6 +124,9 @@ struct cubind_library_info {
                                   the newest release the bindings read that is not newer than it);
                                   NULL when not loaded */
     const char *releases;      /* every release the bindings know for it, newest first ("13.0, 12.4, 11.8") */
+    const char *release_note;  /* when libraries it is used with (cuBLAS and cuBLASLt; cuSOLVER and the
+                                  cuBLAS, cuSPARSE, nvJitLink it needs; NVRTC and nvJitLink) are loaded
+                                  from another release: which and why it matters; else NULL */
 };
 
 /*

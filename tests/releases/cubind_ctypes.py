@@ -21,7 +21,7 @@ class LibraryInfo(C.Structure):  # struct cubind_library_info (cubind/cubind.h)
                 ("version_patch", C.c_int), ("version_source", C.c_char_p), ("functions", C.c_size_t),
                 ("functions_found", C.c_size_t), ("functions_missing", C.c_size_t),
                 ("missing", C.POINTER(C.c_char_p)), ("error", C.c_char_p), ("release", C.c_char_p),
-                ("releases", C.c_char_p)]
+                ("releases", C.c_char_p), ("release_note", C.c_char_p)]
 
 
 class FunctionInfo(C.Structure):  # struct cubind_function_info
@@ -103,7 +103,8 @@ class Cubind:
                 "version": [info.version_major, info.version_minor, info.version_patch],
                 "functions": info.functions, "functions_found": info.functions_found,
                 "functions_missing": info.functions_missing, "release": _text(info.release),
-                "releases": _text(info.releases), "error": _text(info.error)}
+                "releases": _text(info.releases), "release_note": _text(info.release_note),
+                "error": _text(info.error)}
 
     def function_info(self, name: str) -> dict:
         info = FunctionInfo()

@@ -160,3 +160,15 @@ def test_a_runtime_already_loaded_is_called_with_its_release():
     assert got["info"]["found_by"] == "already loaded" and got["info"]["release"] == r.name, got
     assert got["status"] == 0 and got["version"] // 1000 == int(r.name.split(".")[0])
     assert got["get_device_properties"]["state"] == "adapted"
+
+
+def test_coupled_libraries_from_two_releases_are_reported():
+    """cuBLAS of the toolkit (the newest release) with cuBLASLt of an older one: both load, and the
+    library info of each names the other and both releases."""
+    r = next(r for r in RELEASES if "cublasLt" in release_files(r))
+    newest = Path(os.environ.get("CUDA_PATH", "/usr/local/cuda")) / "lib64" / CONFIG.library("cublas").sonames[0]
+    got = run("census", paths_env({"cublas": newest, "cublasLt": release_files(r)["cublasLt"]}))
+    note = got["cublas"]["info"]["release_note"]
+    assert got["cublasLt"]["info"]["release"] == r.name and note is not None
+    assert f"of CUDA {r.name}" in note and f"of CUDA {got['cublas']['info']['release']}" in note
+    assert got["cublasLt"]["info"]["release_note"] is not None
