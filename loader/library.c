@@ -237,12 +237,13 @@ static void set_offset(const cubind__symbol_table *table, size_t index, cubind__
 /* A symbol of a loaded library (releases.h's lookup): the driver's through its own
  * cuGetProcAddress at the ABI version the bindings were generated for, when it has one (so an
  * older driver answers with the entry point of that ABI, or with none); any other's as the
- * object itself exports it. `name` is the C API name, which is what cuGetProcAddress takes. */
+ * object itself exports it. `name` is the C API name, which is what cuGetProcAddress takes; NULL
+ * asks for exactly `symbol` (another release's entry point). */
 static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const char *name)
 {
     const struct lib_state *s = state;
     const cubind__library_desc *d = &cubind__libraries[s - states];
-    if (d->entry_point_query[0] != '\0') {
+    if (d->entry_point_query[0] != '\0' && name != NULL) {
         typedef int (*proc_address_fn)(const char *, void **, int, unsigned long long, int *);
         cubind__fnptr query = cubind__own_symbol(&s->lib, d->entry_point_query);
         if (query != NULL) {
@@ -272,6 +273,18 @@ static void record_not_callable(cubind_library library, size_t index, const cubi
     const cubind__opened *lib = &states[library].lib;
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     const char *release = cubind__release_name(library, states[library].release);
+    if (r->reason == NULL && d->entry_point_query[0] != '\0' && lib->version[0] >= 0 &&
+        lib->version[0] * 1000 + (lib->version[1] > 0 ? lib->version[1] : 0) * 10 < d->abi_version) {
+        /* asked at the bindings' ABI version, an older library has no such entry point */
+        cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
+                             d->status_missing_symbol,
+                             "%s: not called: it needs %s for CUDA %d.%d (the version these bindings were "
+                             "generated for); %s (%s) supports CUDA %s, so the call returns %s (%d)",
+                             cubind__function_name(t, index), d->file, d->abi_version / 1000,
+                             d->abi_version % 1000 / 10, d->file, lib->path_escaped, lib->version_text,
+                             status_name != NULL ? status_name : "?", d->status_missing_symbol);
+        return;
+    }
     if (r->reason == NULL) {
         record_symbol_missing(library, index);
         return;

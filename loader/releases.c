@@ -59,14 +59,22 @@ static int compare_versions(const int a[3], const int b[3])
 }
 
 /* The release for `version`: the newest of its major that is not newer than it; else the oldest
- * of its major (functions added later are then simply not exported); else, for a major between
- * or above those known, the newest release older than it. -1 when it is older than every one. */
-static int choose(const cubind__release_table *t, const int version[3])
+ * of its major (functions added later are then simply not exported: NVIDIA renames a function
+ * whose ABI changes within a major); else, for a major between or above those known, the newest
+ * release older than it. -1 when it is older than every one. `strict`: only the newest release
+ * not newer than it. */
+static int choose(const cubind__release_table *t, const int version[3], int strict)
 {
     size_t r;
     int same_major = -1;
     if (version[0] < 0)
         return 0; /* unknown: the bindings' own, as before releases were known */
+    if (strict) { /* the newest release not newer than it, or none */
+        for (r = 0; r < t->release_count; ++r)
+            if (compare_versions(cubind__release_at(t, r)->library_version, version) <= 0)
+                return (int)r;
+        return -1;
+    }
     for (r = 0; r < t->release_count; ++r) {
         const cubind__release *release = cubind__release_at(t, r);
         if (release->library_version[0] != version[0])
@@ -100,7 +108,11 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
     int release, minimum = atomic_load_explicit(&required[library], memory_order_acquire);
     if (t == NULL || t->release_count == 0)
         return 0;
-    release = t->release_count == 1 && minimum == 0 ? 0 : choose(t, version);
+    /* A library that hands out entry points by ABI version (the driver) gives, for a name, the newest
+     * form it has: only a release it is not older than describes what it gives. */
+    release = t->release_count == 1 && minimum == 0
+                  ? 0
+                  : choose(t, version, cubind__libraries[library].entry_point_query[0] != '\0');
     if (release < 0) {
         const cubind__release *oldest = cubind__release_at(t, t->release_count - 1);
         cubind__strbuf_printf(why, "its version %d.%d.%d is older than the oldest release these bindings know "
@@ -163,13 +175,13 @@ void cubind__release_resolve(cubind_library library, int release, const cubind__
                       : cubind__symbol_name(table, index);
     out->reason = e->reason != 0 ? strings(t) + e->reason : NULL;
     switch (e->action) {
-    case CUBIND__RELEASE_SYMBOL:
-        out->fn = lookup(lib, out->symbol, cubind__function_name(table, index));
+    case CUBIND__RELEASE_SYMBOL: /* that exact symbol, not what the library hands out for the name */
+        out->fn = lookup(lib, out->symbol, NULL);
         out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
         return;
     case CUBIND__RELEASE_ADAPTER: {
         cubind__slot *target = NULL;
-        cubind__fnptr own = lookup(lib, out->symbol, cubind__function_name(table, index));
+        cubind__fnptr own = lookup(lib, out->symbol, NULL);
         cubind__fnptr adapter = cubind__adapter(library, e->adapter, &target);
         if (own == NULL || adapter == NULL || target == NULL) {
             out->state = CUBIND_FUNCTION_MISSING;
