@@ -154,7 +154,9 @@ probe: deps-build
 INSTALL_DEPS := cmake
 PC_FILE := $(BUILD)/pkgconfig/cubind.pc
 CMAKE_FILES := $(BUILD)/cmake/cubindConfig.cmake $(BUILD)/cmake/cubindConfigVersion.cmake
-CDEF_FILES := $(wildcard generated/cdef/*.h)
+CDEF_FILES := $(wildcard generated/cdef/*.h generated/cdef/*.txt)
+CONSTANTS_FILE := generated/constants.json
+FFI_EXAMPLES := tests/consumers/ctypes_example.py
 IR_FILES := $(wildcard generated/ir/*.json)
 IR_SCHEMA := ir.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
@@ -184,6 +186,9 @@ install: all $(INSTALL_DATA)
 	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(PREFIX)/lib/cmake/cubind/
 	install -m 755 $(PROBE) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(CDEF_FILES) $(DESTDIR)$(PREFIX)/share/cubind/cdef/
+	install -m 644 $(CONSTANTS_FILE) $(DESTDIR)$(PREFIX)/share/cubind/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/cubind/examples
+	install -m 644 $(FFI_EXAMPLES) $(DESTDIR)$(PREFIX)/share/doc/cubind/examples/
 	install -m 644 $(IR_FILES) $(DESTDIR)$(PREFIX)/share/cubind/ir/
 	install -m 644 $(IR_SCHEMA) $(DESTDIR)$(PREFIX)/share/cubind/
 

@@ -4,6 +4,9 @@
 #   make bench           every row of docs/benchmarks.md (callgrind, strace, timings), and
 #                        rewrites that file with the figures, the machine, the date and the command
 #   make bench-generate  only the `make generate` timing (BENCH_GENERATE_RUNS runs, median)
+#   make bench-ffi       only the FFI start rows: the CPU time cffi and LuaJIT take to parse
+#                        cdef/cubind.h and cdef/common.h + cdef/$(BENCH_FFI_MODULE).h (BENCH_FFI_RUNS
+#                        fresh processes each, median)
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_CALLEE := $(BENCH_DIR)/callee/libcublas.so.13
@@ -11,8 +14,11 @@ BENCH_CFLAGS := $(ALL_CFLAGS) -I$(BUILD)/include -Ibench
 BENCH_CUBIND_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS_SAN)
 BENCH_PROGRAMS := $(addprefix $(BENCH_DIR)/,calls census empty empty_cubind cufft_cubind cufft_bare wrapper_overhead)
 BENCH_GENERATE_RUNS ?= 5
+BENCH_FFI_RUNS ?= 5
+BENCH_FFI_MODULE ?= cufft
+BENCH_FFI_ARGS = --ffi-runs $(BENCH_FFI_RUNS) --ffi-module $(BENCH_FFI_MODULE)
 
-.PHONY: bench bench-generate test-bench-build deps-bench
+.PHONY: bench bench-generate bench-ffi test-bench-build deps-bench deps-bench-ffi
 
 # An empty libcublas.so.13: the callee of the per-call rows.
 $(BENCH_CALLEE): bench/callee.c $(LINK_FLAGS_FILES) bench/bench.mk
@@ -43,14 +49,19 @@ $(BENCH_DIR)/empty_cubind: bench/empty.c $(LIBRARY_SO) bench/bench.mk
 
 test-bench-build: $(BENCH_PROGRAMS)
 
-bench: deps-generator deps-bench $(BENCH_PROGRAMS)
-	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) --out docs/benchmarks.md
+bench: deps-generator deps-bench deps-bench-ffi $(BENCH_PROGRAMS)
+	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) $(BENCH_FFI_ARGS) --out docs/benchmarks.md
 
 bench-generate: deps-generator
 	$(PYTHON) bench/report.py --generate-only --generate-runs $(BENCH_GENERATE_RUNS) --out $(BENCH_DIR)/generate.md
 
+bench-ffi: deps-bench-ffi
+	$(PYTHON) bench/report.py --ffi-only $(BENCH_FFI_ARGS) --out $(BENCH_DIR)/ffi.md
+
 deps-bench:
 	@sh tools/install-deps.sh valgrind strace binutils
+deps-bench-ffi:
+	@sh tools/install-deps.sh luajit python3-cffi
 
 # On the GPU (issue 8): make bench-gpu-build (test-bench-build builds it too), make bench-gpu.
 include bench/bench_gpu.mk

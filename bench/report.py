@@ -2,10 +2,12 @@
 
     python3 bench/report.py --build build --out docs/benchmarks.md [--generate-runs N]
     python3 bench/report.py --generate-only --out build/bench/generate.md [--generate-runs N]
+    python3 bench/report.py --ffi-only --out build/bench/ffi.md [--ffi-runs N] [--ffi-module cufft]
 
 Instruction counts come from callgrind (repeatable for the same binaries and input), system
 calls from `strace -f -c`, wall times from N runs of the generator in this one invocation
-(their median, and every run). The programs are built by bench/bench.mk.
+(their median, and every run), the FFI parsers' CPU time from N fresh processes each
+(bench/ffi_parse.py). The programs are built by bench/bench.mk.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import platform
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,6 +26,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import ffi_parse
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_RESULTS = ROOT / "bench" / "gpu" / "results.md"  # the last `make bench-gpu`, recorded from the GPU machine
@@ -152,8 +157,9 @@ def machine() -> str:
     for line in Path("/etc/os-release").read_text().splitlines():
         if line.startswith("PRETTY_NAME="):
             distribution = line.split("=", 1)[1].strip('"')
+    valgrind = f", valgrind {run(['valgrind', '--version']).strip()}" if shutil.which("valgrind") else ""
     return (f"{distribution}, {platform.machine()}, {len(os.sched_getaffinity(0))} CPUs of an {cpu}, "
-            f"{compiler}, Python {platform.python_version()}, valgrind {run(['valgrind', '--version']).strip()}")
+            f"{compiler}, Python {platform.python_version()}{valgrind}")
 
 
 def generate_row(runs: int) -> tuple[Row, str]:
@@ -166,6 +172,25 @@ def generate_row(runs: int) -> tuple[Row, str]:
               f"CPU (user + system, workers included) median {cpu:.2f} s")
     return Row("make generate (`python3 -m generator check`), median", f"{median:.2f} s", "≤ 5 s", median <= 5.0,
                detail), detail
+
+
+def ffi_rows(module: str, runs: int) -> list[Row]:
+    """The parse time of the whole cdef file and of common.h with one module's file, in cffi and
+    LuaJIT (CPU time, median of `runs` fresh processes each)."""
+    result = []
+    for whole, part in ffi_parse.measure(ROOT / "generated" / "cdef", module, runs):
+        names = " + ".join(f"cdef/{f.name}" for f in part.files)
+        for label, timing in ((f"cdef/cubind.h (the whole, {round(whole.size / 1000)} KB)", whole),
+                              (f"{names} ({round(part.size / 1000)} KB)", part)):
+            figure = f"{timing.median * 1000:,.1f} ms"
+            if timing is part:
+                figure += f" ({timing.median / whole.median:.3f} × the whole)"
+            result.append(Row(f"FFI start: {timing.parser} parses {label}, CPU, median of {runs} processes",
+                              figure, "—", None,
+                              f"each run: {', '.join(f'{t * 1000:,.1f}' for t in timing.parse)} ms; the whole process "
+                              f"(interpreter{', import cffi' if timing.parser == 'cffi' else ''} and exit included) "
+                              f"median {timing.process_median * 1000:,.0f} ms"))
+    return result
 
 
 def per_call(counts: dict[str, int], name: str) -> float:
@@ -434,26 +459,32 @@ def main() -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--generate-runs", type=int, default=5)
     parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--ffi-runs", type=int, default=5)
+    parser.add_argument("--ffi-module", default="cufft", help="the module of the FFI rows' common.h + module file")
+    parser.add_argument("--ffi-only", action="store_true")
     args = parser.parse_args()
     out = ROOT / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    command = "make bench-generate" if args.generate_only else "make bench"
-    generate, generate_detail = generate_row(args.generate_runs)
+    only = args.generate_only or args.ffi_only
+    command = "make bench-generate" if args.generate_only else "make bench-ffi" if args.ffi_only else "make bench"
     notes: list[str] = []
     if args.generate_only:
-        result = [generate]
+        result = [generate_row(args.generate_runs)[0]]
+    elif args.ffi_only:
+        result = ffi_rows(args.ffi_module, args.ffi_runs)
     else:
         with tempfile.TemporaryDirectory(prefix="cubind-bench-") as work:
             result, notes = rows(ROOT / args.build, Path(work))
-        result.append(generate)
+        result.append(generate_row(args.generate_runs)[0])
+        result.extend(ffi_rows(args.ffi_module, args.ffi_runs))
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = HEADER.format(command=command, date=date, machine=machine())
-    text += ("" if args.generate_only else ROWS_NOTE.format(calls=CALLS)) + "\n" + table(result) + "\n"
+    text += ("" if only else ROWS_NOTE.format(calls=CALLS)) + "\n" + table(result) + "\n"
     for note in notes:
         text += "\n" + note + "\n"
     text += ("\nEarlier wall-clock notes on the wrapper's cost over a `dlsym`'ed pointer: "
-             "[bench/results.md](../bench/results.md).\n" if not args.generate_only else "")
-    if not args.generate_only and GPU_RESULTS.exists():
+             "[bench/results.md](../bench/results.md).\n" if not only else "")
+    if not only and GPU_RESULTS.exists():
         text += ("\n" + GPU_RESULTS.read_text().rstrip() + "\n\n(Copied from [bench/gpu/results.md](../bench/gpu/results.md), "
                  "the output of `bench/gpu/run.sh` on the GPU machine; `make bench-gpu` runs it there.)\n\n" + GPU_NOTE + "\n")
     out.write_text(text)

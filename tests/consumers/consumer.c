@@ -2,14 +2,13 @@
  * tests/consumers/consumer.c - a C program built against an installed cubind only, through
  * pkg-config and through CMake (find_package(cubind): cubind::cubind and cubind::cubind_static).
  *
- * Prints what every consumer (consumer.lua, consumer_cffi.py, consumer_ctypes.py, consumer.rs)
+ * Prints what every consumer (consumer.lua, consumer_cffi.py, ctypes_example.py, consumer.rs)
  * prints, line for line: every library cubind knows (from CUBIND_LIBRARY_COUNT and
  * cubind_library_name) with what cubind_library_info says of it, then the error record of a
  * call into cuRAND, whose library the test makes missing (CUBIND_CURAND_PATH names no file).
  * run.sh compares the outputs.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cubind/cubind.h"
 
@@ -31,8 +30,7 @@ int main(void)
     cubind_clear_error();
     status = cubind_curand_get_version(&version);
     e = cubind_last_error();
-    printf("curandGetVersion: status %d kind %d library %s function %s status_name %s path in message %d\n",
-           (int)status, (int)e->kind, e->library_name, e->function, e->status_name,
-           strstr(e->message, "/nonexistent/libcurand.so.10") != NULL);
+    printf("curandGetVersion: status %d kind %d library %s function %s status_name %s message %s\n",
+           (int)status, (int)e->kind, e->library_name, e->function, e->status_name, e->message);
     return 0;
 }

@@ -1,13 +1,15 @@
-"""tests/consumers/consumer_cffi.py PREFIX - cffi in ABI mode through share/cubind/cdef/cubind.h
-(see consumer.c)."""
+"""tests/consumers/consumer_cffi.py PREFIX [NAME...] - cffi in ABI mode through
+share/cubind/cdef/NAME.h, each file in order into one FFI (default: cubind, the whole; or common
+and module files); see consumer.c."""
 import sys
 
 import cffi
 
 prefix = sys.argv[1]
 ffi = cffi.FFI()
-with open(f"{prefix}/share/cubind/cdef/cubind.h") as f:
-    ffi.cdef(f.read())
+for name in sys.argv[2:] or ["cubind"]:
+    with open(f"{prefix}/share/cubind/cdef/{name}.h") as f:
+        ffi.cdef(f.read())
 cubind = ffi.dlopen(f"{prefix}/lib/libcubind.so")
 
 
@@ -28,4 +30,4 @@ version = ffi.new("int *")
 status = cubind.cubind_curand_get_version(version)
 e = cubind.cubind_last_error()
 print(f"curandGetVersion: status {status} kind {e.kind} library {text(e.library_name)} function {text(e.function)} "
-      f"status_name {text(e.status_name)} path in message {int(b'/nonexistent/libcurand.so.10' in ffi.string(e.message))}")
+      f"status_name {text(e.status_name)} message {ffi.string(e.message).decode()}")

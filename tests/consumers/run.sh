@@ -2,8 +2,10 @@
 # tests/consumers/run.sh PREFIX WORKDIR VERSION CC - consumers of an installed cubind tree.
 #
 # The C consumer is built through pkg-config and through CMake (find_package(cubind), both
-# imported targets); LuaJIT and cffi (ABI mode) read share/cubind/cdef/cubind.h; ctypes
-# declares by hand; Rust binds cubind/cubind.h with bindgen and builds with rustc, no crate.
+# imported targets); LuaJIT and cffi (ABI mode) read share/cubind/cdef/cubind.h, and then
+# cdef/common.h with every module file cdef/modules.txt lists; the installed ctypes example
+# (share/doc/cubind/examples) reads share/cubind/constants.json; Rust binds cubind/cubind.h with
+# bindgen and builds with rustc, no crate.
 # Each prints every library's info and the error record of a call whose library is missing
 # (CUBIND_CURAND_PATH names no file): the C output is checked, and every other output must
 # be identical to it.
@@ -38,7 +40,7 @@ cmp -s "$work/probe.txt" "$work/c-found.txt" ||
     { diff "$work/probe.txt" "$work/c-found.txt"; fail "C consumer: libraries found differ from cubind-probe's"; }
 grep -q ': kind 0 found 1 soname lib' "$work/c.txt" || fail "C consumer: no library found (the tests need the toolkit's)"
 grep -q '^curand: kind 2 found 0 ' "$work/c.txt" || fail "C consumer: curand must be missing"
-grep -q '^curandGetVersion: status [0-9]* kind 2 library curand function curandGetVersion status_name CURAND_STATUS_INITIALIZATION_FAILED path in message 1$' \
+grep -q '^curandGetVersion: status [0-9]* kind 2 library curand function curandGetVersion status_name CURAND_STATUS_INITIALIZATION_FAILED message .*/nonexistent/libcurand\.so\.10' \
     "$work/c.txt" || { cat "$work/c.txt"; fail "C consumer: wrong error record"; }
 echo "consumers: C (pkg-config): $count libraries ($(grep -c ' found 1 ' "$work/c.txt") found, as cubind-probe says), the missing library's error record read"
 
@@ -70,8 +72,23 @@ luajit "$here/consumer.lua" "$prefix" > "$work/luajit.txt"
 same "LuaJIT (ffi.cdef of cdef/cubind.h)" "$work/luajit.txt"
 /usr/bin/python3 "$here/consumer_cffi.py" "$prefix" > "$work/cffi.txt"
 same "Python cffi, ABI mode (cdef/cubind.h)" "$work/cffi.txt"
-/usr/bin/python3 "$here/consumer_ctypes.py" "$prefix" > "$work/ctypes.txt"
-same "Python ctypes" "$work/ctypes.txt"
+# The same through cdef/common.h and then every module file, one after another.
+modules=$(grep -v -e '^#' -e '^$' "$prefix/share/cubind/cdef/modules.txt")
+[ -n "$modules" ] || fail "share/cubind/cdef/modules.txt lists no module"
+# shellcheck disable=SC2086 # module names have no spaces
+luajit "$here/consumer.lua" "$prefix" common $modules > "$work/luajit-modules.txt"
+same "LuaJIT (cdef/common.h and the $(printf '%s\n' "$modules" | wc -l) module files)" "$work/luajit-modules.txt"
+# shellcheck disable=SC2086
+/usr/bin/python3 "$here/consumer_cffi.py" "$prefix" common $modules > "$work/cffi-modules.txt"
+same "Python cffi (cdef/common.h and the module files)" "$work/cffi-modules.txt"
+# The ctypes example as installed: it finds its prefix from where it is, or from its argument.
+example="$prefix/share/doc/cubind/examples/ctypes_example.py"
+[ -f "$prefix/share/cubind/constants.json" ] || fail "share/cubind/constants.json not installed"
+[ -f "$example" ] || fail "${example#"$prefix"/} not installed"
+/usr/bin/python3 "$example" > "$work/ctypes.txt"
+same "Python ctypes (the installed example, constants.json)" "$work/ctypes.txt"
+(cd "$work" && /usr/bin/python3 "$example" "$prefix") > "$work/ctypes-prefix.txt"
+same "Python ctypes (the installed example, given the prefix)" "$work/ctypes-prefix.txt"
 
 # --- Rust: bindgen + rustc, no crate ------------------------------------------------------------
 mkdir -p "$work/rust"

@@ -428,3 +428,18 @@ def test_records_nested_in_records_and_define_guards(ir: dict, generated: Path) 
     assert {t["name"] or t["typedef"] for t in uuid} == {"fxUuid_st", "fxUuid"}
     header = (generated / "include" / "cubind" / "fxExt_types.h").read_text()
     assert "#ifndef FX_UUID_HAS_BEEN_DEFINED" in header and "#define FX_UUID_HAS_BEEN_DEFINED" in header
+
+
+def test_cdef_module_files_load_after_common_alone_and_together(generated: Path) -> None:
+    """cffi takes common.h, then each module file alone and every one of them, in either order,
+    in one FFI (fxExt's functions take fx's types: common.h holds those). LuaJIT is not asked:
+    it refuses the fixture's enum values beyond 32 bits, whichever file holds them."""
+    cffi = pytest.importorskip("cffi")
+    cdef = generated / "cdef"
+    modules = [line for line in (cdef / "modules.txt").read_text().splitlines() if line and not line.startswith("#")]
+    assert modules == [m.name for m in CONFIG.modules]
+    text = {name: (cdef / f"{name}.h").read_text() for name in ["common", *modules]}
+    for files in [[m] for m in modules] + [modules, modules[::-1]]:
+        ffi = cffi.FFI()
+        for name in ["common", *files]:
+            ffi.cdef(text[name])
