@@ -31,3 +31,19 @@ CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+# CUDA releases older than the headers' that a library's calls are generated for (generator/libraries.toml,
+# [[release]]): its mocks of each (tests/mock_<library>-r<release>.c) answer that release's version.
+CUBIND_RELEASES_cublas := 
+CUBIND_RELEASES_cublasLt := 
+CUBIND_RELEASES_cufft := 
+CUBIND_RELEASES_curand := 
+CUBIND_RELEASES_cusolver := 
+CUBIND_RELEASES_cusolverMg := 
+CUBIND_RELEASES_cusparse := 
+CUBIND_RELEASES_runtime := 
+CUBIND_RELEASES_driver := 
+CUBIND_RELEASES_nvrtc := 
+CUBIND_RELEASES_nvjitlink := 
+CUBIND_RELEASES_nccl := 
+CUBIND_RELEASES_cudnn := 
+CUBIND_RELEASES := 

@@ -44,6 +44,7 @@ class Adapter:
     release: str
     symbol: str
     conversions: list[Conversion]
+    function_index: int = 0
 
 
 @dataclass
@@ -65,6 +66,19 @@ class ReleasePlan:
 
     def offset_of(self, text: str) -> int:
         return self.strings.index(text)
+
+    def calls_in(self, release: str) -> dict[int, Entry]:
+        """Function index -> its entry, for the functions whose call differs in `release`."""
+        index = [r.name for r in self.releases].index(release)
+        return {e.function: e for e in self.entries[index]}
+
+    @property
+    def older(self) -> list[Release]:
+        return self.releases[1:]
+
+    def adapted_params(self, function: int) -> dict[str, int]:
+        """The parameters some release's adapter converts, with the size of their record here."""
+        return {c.param: c.new_size for a in self.adapters if a.function_index == function for c in a.conversions}
 
 
 def _version(v: dict | None) -> tuple[int, int, int]:
@@ -205,7 +219,7 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
             if compat == "layout":
                 conversions = _conversions(f, release.name, newest_name, f_ir)
                 if not isinstance(conversions, str):
-                    adapter = Adapter(len(adapters), f, release.name, d["symbol"], conversions)
+                    adapter = Adapter(len(adapters), f, release.name, d["symbol"], conversions, index)
                     adapters.append(adapter)
                     entries[r].append(Entry(index, ADAPTER, text(d["symbol"]), text(
                         f"{d.get('reason') or 'a record has another layout'}: called through an adapter that "

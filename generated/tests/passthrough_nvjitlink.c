@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -31,9 +32,11 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     const char *const *options = (const char *const *)(uintptr_t)0x10000030u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_OPTION;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkCreate_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -44,8 +47,9 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
-        assert_true(cubind_mock_matches("__nvJitLinkCreate_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", (int)cubind_expected);
     }
@@ -56,9 +60,11 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     nvJitLinkHandle *handle = (nvJitLinkHandle *)(uintptr_t)0x10001010u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_MISSING_ARCH;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkDestroy_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -67,8 +73,9 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_destroy(handle);
-        assert_true(cubind_mock_matches("__nvJitLinkDestroy_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkDestroy", (int)cubind_expected);
     }
@@ -83,9 +90,11 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10002050u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INVALID_INPUT;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkAddData_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -98,8 +107,9 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
-        assert_true(cubind_mock_matches("__nvJitLinkAddData_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddData", (int)cubind_expected);
     }
@@ -112,9 +122,11 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     const char *fileName = (const char *)(uintptr_t)0x10003030u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_PTX_COMPILE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkAddFile_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -125,8 +137,9 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
-        assert_true(cubind_mock_matches("__nvJitLinkAddFile_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddFile", (int)cubind_expected);
     }
@@ -137,9 +150,11 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     nvJitLinkHandle handle = (nvJitLinkHandle)(uintptr_t)0x10004010u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NVVM_COMPILE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkComplete_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -148,8 +163,9 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_complete(handle);
-        assert_true(cubind_mock_matches("__nvJitLinkComplete_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkComplete", (int)cubind_expected);
     }
@@ -161,9 +177,11 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10005020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INTERNAL;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetLinkedCubinSize_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -173,8 +191,9 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubinSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubinSize", (int)cubind_expected);
     }
@@ -186,9 +205,11 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     void *cubin = (void *)(uintptr_t)0x10006020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_THREADPOOL;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetLinkedCubin_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -198,8 +219,9 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubin_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubin", (int)cubind_expected);
     }
@@ -211,9 +233,11 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10007020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_INPUT;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetLinkedPtxSize_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -223,8 +247,9 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtxSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtxSize", (int)cubind_expected);
     }
@@ -236,9 +261,11 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     char *ptx = (char *)(uintptr_t)0x10008020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_FINALIZE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetLinkedPtx_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -248,8 +275,9 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtx_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtx", (int)cubind_expected);
     }
@@ -261,9 +289,11 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10009020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NULL_INPUT;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetErrorLogSize_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -273,8 +303,9 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetErrorLogSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLogSize", (int)cubind_expected);
     }
@@ -286,9 +317,11 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x1000a020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetErrorLog_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -298,8 +331,9 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log(handle, log);
-        assert_true(cubind_mock_matches("__nvJitLinkGetErrorLog_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLog", (int)cubind_expected);
     }
@@ -311,9 +345,11 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x1000b020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCORRECT_INPUT_TYPE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetInfoLogSize_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -323,8 +359,9 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetInfoLogSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLogSize", (int)cubind_expected);
     }
@@ -336,9 +373,11 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x1000c020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_ARCH_MISMATCH;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "__nvJitLinkGetInfoLog_13_0";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -348,8 +387,9 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log(handle, log);
-        assert_true(cubind_mock_matches("__nvJitLinkGetInfoLog_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLog", (int)cubind_expected);
     }
@@ -361,9 +401,11 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
     unsigned int *minor = (unsigned int *)(uintptr_t)0x1000d020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_OUTDATED_LIBRARY;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "nvJitLinkVersion";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -373,8 +415,9 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_version(major, minor);
-        assert_true(cubind_mock_matches("nvJitLinkVersion"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkVersion", (int)cubind_expected);
     }
@@ -398,3 +441,9 @@ const struct CMUnitTest cubind_passthrough_nvjitlink[] = {
 };
 
 const size_t cubind_passthrough_nvjitlink_count = 14;
+
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+size_t cubind_passthrough_nvjitlink_not_callable(void)
+{
+    return 0;
+}
