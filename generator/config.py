@@ -100,6 +100,35 @@ class Library:
 
 
 @dataclass(frozen=True)
+class Package:
+    """A Debian package, at an exact version."""
+    name: str
+    version: str
+
+    @property
+    def pinned(self) -> str:
+        """`name=version`, as apt-get takes and the IR records it."""
+        return f"{self.name}={self.version}"
+
+
+@dataclass(frozen=True)
+class Release:
+    """An older CUDA release whose headers are read besides the toolkit's (docs/releases.md)."""
+    name: str                       # "12.4"
+    suite: str                      # the Debian suite that has its packages ("trixie")
+    archive: str                    # the Debian archive's URL
+    components: tuple[str, ...]
+    keyring: str                    # the keyring apt checks the suite's signature with
+    units: tuple[str, ...]          # the units its headers cover
+    headers: tuple[Package, ...]    # packages whose usr/include the generator reads
+    libraries: tuple[Package, ...]  # packages whose shared objects the tests load
+
+    @property
+    def version_key(self) -> tuple[int, ...]:
+        return tuple(int(part) for part in self.name.split("."))
+
+
+@dataclass(frozen=True)
 class Config:
     cuda_version_header: str
     cuda_version_macro: str
@@ -108,6 +137,7 @@ class Config:
     units: tuple[Unit, ...]
     libraries: tuple[Library, ...]
     param_docs: tuple[tuple[str, str], ...] = ()
+    releases: tuple[Release, ...] = ()   # newest first
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -119,6 +149,10 @@ class Config:
         if type_spelling is not None and f"{name}|{type_spelling}" in docs:
             return docs[f"{name}|{type_spelling}"]
         return docs.get(name)
+
+    def releases_of(self, unit: str) -> tuple[Release, ...]:
+        """The configured (older) releases that cover a unit, newest first."""
+        return tuple(r for r in self.releases if unit in r.units)
 
     def library(self, name: str) -> Library:
         for lib in self.libraries:
@@ -195,9 +229,31 @@ def load(path: Path = CONFIG_PATH) -> Config:
         units=units,
         libraries=libraries,
         param_docs=tuple(sorted(raw.get("param_docs", {}).items())),
+        releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
+                              reverse=True)),
     )
     _validate(config)
     return config
+
+
+def _release(raw: dict) -> Release:
+    name = str(raw.get("name", ""))
+    parts = name.split(".")
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        raise ConfigError(f"release {name!r}: a release's name is its CUDA version, major.minor")
+    try:
+        return Release(
+            name=raw["name"],
+            suite=raw["suite"],
+            archive=raw["archive"],
+            components=tuple(raw["components"]),
+            keyring=raw["keyring"],
+            units=tuple(raw["units"]),
+            headers=tuple(Package(p["package"], p["version"]) for p in raw["headers"]),
+            libraries=tuple(Package(p["package"], p["version"]) for p in raw.get("libraries", ())),
+        )
+    except KeyError as exc:
+        raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
 
 
 def _validate(config: Config) -> None:
@@ -225,6 +281,17 @@ def _validate(config: Config) -> None:
         if module.name in seen_modules:
             raise ConfigError(f"module {module.name} is configured twice")
         seen_modules.add(module.name)
+    unit_names = {u.name for u in config.units}
+    seen_releases: set[str] = set()
+    for release in config.releases:
+        if release.name in seen_releases:
+            raise ConfigError(f"release {release.name} is configured twice")
+        seen_releases.add(release.name)
+        unknown = sorted(set(release.units) - unit_names)
+        if unknown:
+            raise ConfigError(f"release {release.name} covers unknown units {', '.join(unknown)}")
+        if not release.headers:
+            raise ConfigError(f"release {release.name} names no header package")
     owners: dict[str, str] = {}
     for module in config.modules:
         for header in module.headers:
