@@ -30,6 +30,7 @@ class Module:
 
 @dataclass(frozen=True)
 class Exclusion:
+    """Functions picked by name for a purpose of the configuration, with why."""
     pattern: str   # fnmatch pattern over C function names
     reason: str
 
@@ -42,10 +43,16 @@ class Unit:
     modules: tuple[Module, ...]
     include_dirs: tuple[str, ...] = ()
     exclude: tuple[Exclusion, ...] = ()
+    caller_storage: tuple[Exclusion, ...] = ()
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
         return next((e for e in self.exclude if fnmatch.fnmatchcase(name, e.pattern)), None)
+
+    def caller_storage_of(self, name: str) -> Exclusion | None:
+        """The `caller_storage` entry that matches a function name, or None: the function lays out
+        the records behind its handle parameters in memory the caller allocated."""
+        return next((e for e in self.caller_storage if fnmatch.fnmatchcase(name, e.pattern)), None)
 
     def module_for_function(self, name: str) -> Module | None:
         """The module whose prefix is the longest prefix of `name`."""
@@ -189,6 +196,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             version_macros=tuple(u.get("version_macros", ())),
             include_dirs=tuple(u.get("include_dirs", ())),
             exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
+            caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
             modules=tuple(
                 Module(
                     m["name"],
