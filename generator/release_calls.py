@@ -206,8 +206,8 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
             d = per.get(release.name)
             if d is None or not d.get("declared"):
                 entries[r].append(Entry(index, ABSENT, "", text(
-                    f"it is not in CUDA {release.name} (added in CUDA {added}, at the granularity of the "
-                    f"releases these bindings read)")))
+                    f"it does not exist (added in CUDA {added}, of the releases these bindings read: "
+                    f"{', '.join(names)})")))
                 continue
             compat = d.get("compat", "identical")
             call = d.get("call_symbol") or (d.get("equivalent") if compat == "signature" else d.get("symbol"))

@@ -46,14 +46,16 @@ void cubind__convert_record(void *to, size_t to_size, const void *from, const cu
         memcpy((char *)to + copies[i].to_offset, (const char *)from + copies[i].from_offset, copies[i].size);
 }
 
-/* -1, 0, 1 as a is older, the same, newer than b; an unknown part (-1) counts as 0. */
-static int compare_versions(const int a[3], const int b[3])
+/* -1, 0, 1 as a release's version is older, the same, newer than a loaded library's. A part the
+ * library does not tell (-1: a version read from a file name, libcusolverMg.so.11) and the parts
+ * after it match any; a part the release lacks counts as 0. */
+static int compare_versions(const int release[3], const int loaded[3])
 {
     int i;
-    for (i = 0; i < 3; ++i) {
-        int x = a[i] < 0 ? 0 : a[i], y = b[i] < 0 ? 0 : b[i];
-        if (x != y)
-            return x < y ? -1 : 1;
+    for (i = 0; i < 3 && loaded[i] >= 0; ++i) {
+        int x = release[i] < 0 ? 0 : release[i];
+        if (x != loaded[i])
+            return x < loaded[i] ? -1 : 1;
     }
     return 0;
 }

@@ -467,6 +467,12 @@ static void test_cubind_cublas_set_sm_count_target(void **cubind_state)
     }
 }
 
+/* How cublasGetEmulationStrategy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_16[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10010010u;
@@ -474,10 +480,17 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetEmulationStrategy";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 2, "cublasGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_emulation_strategy(handle, emulationStrategy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetEmulationStrategy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -495,6 +508,12 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     }
 }
 
+/* How cublasSetEmulationStrategy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_17[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10011010u;
@@ -502,10 +521,17 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetEmulationStrategy";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 2, "cublasSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_emulation_strategy(handle, emulationStrategy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetEmulationStrategy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -523,6 +549,12 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     }
 }
 
+/* How cublasGetEmulationSpecialValuesSupport is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_18[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_emulation_special_values_support(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10012010u;
@@ -530,10 +562,17 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetEmulationSpecialValuesSupport";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 2, "cublasGetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_emulation_special_values_support(handle, mask);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetEmulationSpecialValuesSupport", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -551,6 +590,12 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     }
 }
 
+/* How cublasSetEmulationSpecialValuesSupport is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_19[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_emulation_special_values_support(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10013010u;
@@ -558,10 +603,17 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetEmulationSpecialValuesSupport";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 2, "cublasSetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_emulation_special_values_support(handle, mask);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetEmulationSpecialValuesSupport", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -579,6 +631,12 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     }
 }
 
+/* How cublasGetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_20[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10014010u;
@@ -586,10 +644,17 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetFixedPointEmulationMantissaControl";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 2, "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_control(handle, mantissaControl);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaControl", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -607,6 +672,12 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     }
 }
 
+/* How cublasSetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_21[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10015010u;
@@ -614,10 +685,17 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetFixedPointEmulationMantissaControl";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 2, "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_control(handle, mantissaControl);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaControl", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -635,6 +713,12 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     }
 }
 
+/* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_22[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10016010u;
@@ -642,10 +726,17 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetFixedPointEmulationMaxMantissaBitCount";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 2, "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMaxMantissaBitCount", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -663,6 +754,12 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     }
 }
 
+/* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_23[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10017010u;
@@ -670,10 +767,17 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetFixedPointEmulationMaxMantissaBitCount";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 2, "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMaxMantissaBitCount", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -691,6 +795,12 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     }
 }
 
+/* How cublasGetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_24[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10018010u;
@@ -698,10 +808,17 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetFixedPointEmulationMantissaBitOffset";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 2, "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaBitOffset", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -719,6 +836,12 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     }
 }
 
+/* How cublasSetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_25[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10019010u;
@@ -726,10 +849,17 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetFixedPointEmulationMantissaBitOffset";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 2, "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaBitOffset", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -747,6 +877,12 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     }
 }
 
+/* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_26[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1001a010u;
@@ -754,10 +890,17 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetFixedPointEmulationMantissaBitCountPointer";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaBitCountPointer", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -775,6 +918,12 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     }
 }
 
+/* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_27[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1001b010u;
@@ -782,10 +931,17 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetFixedPointEmulationMantissaBitCountPointer";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaBitCountPointer", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -975,6 +1131,11 @@ static void test_cubind_cublas_set_vector(void **cubind_state)
     }
 }
 
+/* How cublasSetVector_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_34[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_vector_64(void **cubind_state)
 {
     int64_t n = (int64_t)0x123400002200LL;
@@ -986,10 +1147,17 @@ static void test_cubind_cublas_set_vector_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetVector_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cublasSetVector_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_vector_64(n, elemSize, x, incx, devicePtr, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetVector_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1047,6 +1215,11 @@ static void test_cubind_cublas_get_vector(void **cubind_state)
     }
 }
 
+/* How cublasGetVector_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_36[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_vector_64(void **cubind_state)
 {
     int64_t n = (int64_t)0x123400002400LL;
@@ -1058,10 +1231,17 @@ static void test_cubind_cublas_get_vector_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetVector_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cublasGetVector_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_vector_64(n, elemSize, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetVector_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1121,6 +1301,11 @@ static void test_cubind_cublas_set_matrix(void **cubind_state)
     }
 }
 
+/* How cublasSetMatrix_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_38[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_matrix_64(void **cubind_state)
 {
     int64_t rows = (int64_t)0x123400002600LL;
@@ -1133,10 +1318,17 @@ static void test_cubind_cublas_set_matrix_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetMatrix_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, "cublasSetMatrix_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_matrix_64(rows, cols, elemSize, A, lda, B, ldb);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetMatrix_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1197,6 +1389,11 @@ static void test_cubind_cublas_get_matrix(void **cubind_state)
     }
 }
 
+/* How cublasGetMatrix_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_40[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_matrix_64(void **cubind_state)
 {
     int64_t rows = (int64_t)0x123400002800LL;
@@ -1209,10 +1406,17 @@ static void test_cubind_cublas_get_matrix_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetMatrix_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, "cublasGetMatrix_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_matrix_64(rows, cols, elemSize, A, lda, B, ldb);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetMatrix_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1273,6 +1477,11 @@ static void test_cubind_cublas_set_vector_async(void **cubind_state)
     }
 }
 
+/* How cublasSetVectorAsync_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_42[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
 {
     int64_t n = (int64_t)0x123400002a00LL;
@@ -1285,10 +1494,17 @@ static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetVectorAsync_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, "cublasSetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_vector_async_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetVectorAsync_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1349,6 +1565,11 @@ static void test_cubind_cublas_get_vector_async(void **cubind_state)
     }
 }
 
+/* How cublasGetVectorAsync_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_44[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
 {
     int64_t n = (int64_t)0x123400002c00LL;
@@ -1361,10 +1582,17 @@ static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetVectorAsync_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_44, 1, "cublasGetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_vector_async_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetVectorAsync_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1427,6 +1655,11 @@ static void test_cubind_cublas_set_matrix_async(void **cubind_state)
     }
 }
 
+/* How cublasSetMatrixAsync_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_46[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
 {
     int64_t rows = (int64_t)0x123400002e00LL;
@@ -1440,10 +1673,17 @@ static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSetMatrixAsync_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cublasSetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_set_matrix_async_64(rows, cols, elemSize, A, lda, B, ldb, stream);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSetMatrixAsync_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1507,6 +1747,11 @@ static void test_cubind_cublas_get_matrix_async(void **cubind_state)
     }
 }
 
+/* How cublasGetMatrixAsync_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_48[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
 {
     int64_t rows = (int64_t)0x123400003000LL;
@@ -1520,10 +1765,17 @@ static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGetMatrixAsync_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 1, "cublasGetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_get_matrix_async_64(rows, cols, elemSize, A, lda, B, ldb, stream);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGetMatrixAsync_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1611,6 +1863,11 @@ static void test_cubind_cublas_nrm2_ex(void **cubind_state)
     }
 }
 
+/* How cublasNrm2Ex_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_51[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10033010u;
@@ -1624,10 +1881,17 @@ static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasNrm2Ex_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_51, 1, "cublasNrm2Ex_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_nrm2ex_64(handle, n, x, xType, incx, result, resultType, executionType);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasNrm2Ex_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1685,6 +1949,11 @@ static void test_cubind_cublas_snrm2(void **cubind_state)
     }
 }
 
+/* How cublasSnrm2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_53[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_snrm2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10035010u;
@@ -1695,10 +1964,17 @@ static void test_cubind_cublas_snrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSnrm2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_53, 1, "cublasSnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_snrm2_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSnrm2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1753,6 +2029,11 @@ static void test_cubind_cublas_dnrm2(void **cubind_state)
     }
 }
 
+/* How cublasDnrm2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_55[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dnrm2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10037010u;
@@ -1763,10 +2044,17 @@ static void test_cubind_cublas_dnrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDnrm2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_55, 1, "cublasDnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dnrm2_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDnrm2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1821,6 +2109,11 @@ static void test_cubind_cublas_scnrm2(void **cubind_state)
     }
 }
 
+/* How cublasScnrm2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_57[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_scnrm2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10039010u;
@@ -1831,10 +2124,17 @@ static void test_cubind_cublas_scnrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasScnrm2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_57, 1, "cublasScnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_scnrm2_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasScnrm2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1889,6 +2189,11 @@ static void test_cubind_cublas_dznrm2(void **cubind_state)
     }
 }
 
+/* How cublasDznrm2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_59[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dznrm2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1003b010u;
@@ -1899,10 +2204,17 @@ static void test_cubind_cublas_dznrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDznrm2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cublasDznrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dznrm2_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDznrm2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1969,6 +2281,11 @@ static void test_cubind_cublas_dot_ex(void **cubind_state)
     }
 }
 
+/* How cublasDotEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_61[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dot_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1003d010u;
@@ -1985,10 +2302,17 @@ static void test_cubind_cublas_dot_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDotEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cublasDotEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dot_ex_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDotEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2061,6 +2385,11 @@ static void test_cubind_cublas_dotc_ex(void **cubind_state)
     }
 }
 
+/* How cublasDotcEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_63[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1003f010u;
@@ -2077,10 +2406,17 @@ static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDotcEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 1, "cublasDotcEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dotc_ex_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDotcEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2145,6 +2481,11 @@ static void test_cubind_cublas_sdot(void **cubind_state)
     }
 }
 
+/* How cublasSdot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_65[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sdot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10041010u;
@@ -2157,10 +2498,17 @@ static void test_cubind_cublas_sdot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSdot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_65, 1, "cublasSdot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sdot_64(handle, n, x, incx, y, incy, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSdot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2221,6 +2569,11 @@ static void test_cubind_cublas_ddot(void **cubind_state)
     }
 }
 
+/* How cublasDdot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_67[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ddot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10043010u;
@@ -2233,10 +2586,17 @@ static void test_cubind_cublas_ddot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDdot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_67, 1, "cublasDdot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ddot_64(handle, n, x, incx, y, incy, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDdot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2297,6 +2657,11 @@ static void test_cubind_cublas_cdotu(void **cubind_state)
     }
 }
 
+/* How cublasCdotu_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_69[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cdotu_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10045010u;
@@ -2309,10 +2674,17 @@ static void test_cubind_cublas_cdotu_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCdotu_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_69, 1, "cublasCdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cdotu_64(handle, n, x, incx, y, incy, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCdotu_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2373,6 +2745,11 @@ static void test_cubind_cublas_cdotc(void **cubind_state)
     }
 }
 
+/* How cublasCdotc_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_71[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cdotc_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10047010u;
@@ -2385,10 +2762,17 @@ static void test_cubind_cublas_cdotc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCdotc_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cublasCdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cdotc_64(handle, n, x, incx, y, incy, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCdotc_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2449,6 +2833,11 @@ static void test_cubind_cublas_zdotu(void **cubind_state)
     }
 }
 
+/* How cublasZdotu_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_73[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zdotu_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10049010u;
@@ -2461,10 +2850,17 @@ static void test_cubind_cublas_zdotu_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZdotu_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cublasZdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zdotu_64(handle, n, x, incx, y, incy, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZdotu_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2525,6 +2921,11 @@ static void test_cubind_cublas_zdotc(void **cubind_state)
     }
 }
 
+/* How cublasZdotc_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_75[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zdotc_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1004b010u;
@@ -2537,10 +2938,17 @@ static void test_cubind_cublas_zdotc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZdotc_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cublasZdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zdotc_64(handle, n, x, incx, y, incy, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZdotc_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2603,6 +3011,11 @@ static void test_cubind_cublas_scal_ex(void **cubind_state)
     }
 }
 
+/* How cublasScalEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_77[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_scal_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1004d010u;
@@ -2616,10 +3029,17 @@ static void test_cubind_cublas_scal_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasScalEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cublasScalEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_scal_ex_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasScalEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2677,6 +3097,11 @@ static void test_cubind_cublas_sscal(void **cubind_state)
     }
 }
 
+/* How cublasSscal_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_79[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sscal_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1004f010u;
@@ -2687,10 +3112,17 @@ static void test_cubind_cublas_sscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSscal_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cublasSscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sscal_64(handle, n, alpha, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSscal_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2745,6 +3177,11 @@ static void test_cubind_cublas_dscal(void **cubind_state)
     }
 }
 
+/* How cublasDscal_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_81[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dscal_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10051010u;
@@ -2755,10 +3192,17 @@ static void test_cubind_cublas_dscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDscal_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cublasDscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dscal_64(handle, n, alpha, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDscal_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2813,6 +3257,11 @@ static void test_cubind_cublas_cscal(void **cubind_state)
     }
 }
 
+/* How cublasCscal_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_83[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cscal_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10053010u;
@@ -2823,10 +3272,17 @@ static void test_cubind_cublas_cscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCscal_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cublasCscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cscal_64(handle, n, alpha, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCscal_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2881,6 +3337,11 @@ static void test_cubind_cublas_csscal(void **cubind_state)
     }
 }
 
+/* How cublasCsscal_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_85[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csscal_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10055010u;
@@ -2891,10 +3352,17 @@ static void test_cubind_cublas_csscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsscal_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cublasCsscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csscal_64(handle, n, alpha, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsscal_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2949,6 +3417,11 @@ static void test_cubind_cublas_zscal(void **cubind_state)
     }
 }
 
+/* How cublasZscal_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_87[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zscal_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10057010u;
@@ -2959,10 +3432,17 @@ static void test_cubind_cublas_zscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZscal_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cublasZscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zscal_64(handle, n, alpha, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZscal_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3017,6 +3497,11 @@ static void test_cubind_cublas_zdscal(void **cubind_state)
     }
 }
 
+/* How cublasZdscal_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_89[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zdscal_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10059010u;
@@ -3027,10 +3512,17 @@ static void test_cubind_cublas_zdscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZdscal_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_89, 1, "cublasZdscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zdscal_64(handle, n, alpha, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZdscal_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3097,6 +3589,11 @@ static void test_cubind_cublas_axpy_ex(void **cubind_state)
     }
 }
 
+/* How cublasAxpyEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_91[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1005b010u;
@@ -3113,10 +3610,17 @@ static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasAxpyEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_91, 1, "cublasAxpyEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_axpy_ex_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasAxpyEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3181,6 +3685,11 @@ static void test_cubind_cublas_saxpy(void **cubind_state)
     }
 }
 
+/* How cublasSaxpy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_93[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_saxpy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1005d010u;
@@ -3193,10 +3702,17 @@ static void test_cubind_cublas_saxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSaxpy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_93, 1, "cublasSaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_saxpy_64(handle, n, alpha, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSaxpy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3257,6 +3773,11 @@ static void test_cubind_cublas_daxpy(void **cubind_state)
     }
 }
 
+/* How cublasDaxpy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_95[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_daxpy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1005f010u;
@@ -3269,10 +3790,17 @@ static void test_cubind_cublas_daxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDaxpy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_95, 1, "cublasDaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_daxpy_64(handle, n, alpha, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDaxpy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3333,6 +3861,11 @@ static void test_cubind_cublas_caxpy(void **cubind_state)
     }
 }
 
+/* How cublasCaxpy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_97[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_caxpy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10061010u;
@@ -3345,10 +3878,17 @@ static void test_cubind_cublas_caxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCaxpy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_97, 1, "cublasCaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_caxpy_64(handle, n, alpha, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCaxpy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3409,6 +3949,11 @@ static void test_cubind_cublas_zaxpy(void **cubind_state)
     }
 }
 
+/* How cublasZaxpy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_99[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zaxpy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10063010u;
@@ -3421,10 +3966,17 @@ static void test_cubind_cublas_zaxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZaxpy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cublasZaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zaxpy_64(handle, n, alpha, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZaxpy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3487,6 +4039,11 @@ static void test_cubind_cublas_copy_ex(void **cubind_state)
     }
 }
 
+/* How cublasCopyEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_101[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_copy_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10065010u;
@@ -3500,10 +4057,17 @@ static void test_cubind_cublas_copy_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCopyEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_101, 1, "cublasCopyEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_copy_ex_64(handle, n, x, xType, incx, y, yType, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCopyEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3563,6 +4127,11 @@ static void test_cubind_cublas_scopy(void **cubind_state)
     }
 }
 
+/* How cublasScopy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_103[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_scopy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10067010u;
@@ -3574,10 +4143,17 @@ static void test_cubind_cublas_scopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasScopy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_103, 1, "cublasScopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_scopy_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasScopy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3635,6 +4211,11 @@ static void test_cubind_cublas_dcopy(void **cubind_state)
     }
 }
 
+/* How cublasDcopy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_105[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dcopy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10069010u;
@@ -3646,10 +4227,17 @@ static void test_cubind_cublas_dcopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDcopy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_105, 1, "cublasDcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dcopy_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDcopy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3707,6 +4295,11 @@ static void test_cubind_cublas_ccopy(void **cubind_state)
     }
 }
 
+/* How cublasCcopy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_107[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ccopy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1006b010u;
@@ -3718,10 +4311,17 @@ static void test_cubind_cublas_ccopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCcopy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_107, 1, "cublasCcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ccopy_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCcopy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3779,6 +4379,11 @@ static void test_cubind_cublas_zcopy(void **cubind_state)
     }
 }
 
+/* How cublasZcopy_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_109[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zcopy_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1006d010u;
@@ -3790,10 +4395,17 @@ static void test_cubind_cublas_zcopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZcopy_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_109, 1, "cublasZcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zcopy_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZcopy_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3851,6 +4463,11 @@ static void test_cubind_cublas_sswap(void **cubind_state)
     }
 }
 
+/* How cublasSswap_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_111[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sswap_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1006f010u;
@@ -3862,10 +4479,17 @@ static void test_cubind_cublas_sswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSswap_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_111, 1, "cublasSswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sswap_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSswap_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3923,6 +4547,11 @@ static void test_cubind_cublas_dswap(void **cubind_state)
     }
 }
 
+/* How cublasDswap_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_113[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dswap_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10071010u;
@@ -3934,10 +4563,17 @@ static void test_cubind_cublas_dswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDswap_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_113, 1, "cublasDswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dswap_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDswap_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3995,6 +4631,11 @@ static void test_cubind_cublas_cswap(void **cubind_state)
     }
 }
 
+/* How cublasCswap_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_115[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cswap_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10073010u;
@@ -4006,10 +4647,17 @@ static void test_cubind_cublas_cswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCswap_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_115, 1, "cublasCswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cswap_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCswap_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4067,6 +4715,11 @@ static void test_cubind_cublas_zswap(void **cubind_state)
     }
 }
 
+/* How cublasZswap_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_117[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zswap_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10075010u;
@@ -4078,10 +4731,17 @@ static void test_cubind_cublas_zswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZswap_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_117, 1, "cublasZswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zswap_64(handle, n, x, incx, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZswap_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4143,6 +4803,11 @@ static void test_cubind_cublas_swap_ex(void **cubind_state)
     }
 }
 
+/* How cublasSwapEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_119[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_swap_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10077010u;
@@ -4156,10 +4821,17 @@ static void test_cubind_cublas_swap_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSwapEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_119, 1, "cublasSwapEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_swap_ex_64(handle, n, x, xType, incx, y, yType, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSwapEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4217,6 +4889,11 @@ static void test_cubind_cublas_isamax(void **cubind_state)
     }
 }
 
+/* How cublasIsamax_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_121[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_isamax_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10079010u;
@@ -4227,10 +4904,17 @@ static void test_cubind_cublas_isamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIsamax_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_121, 1, "cublasIsamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_isamax_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIsamax_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4285,6 +4969,11 @@ static void test_cubind_cublas_idamax(void **cubind_state)
     }
 }
 
+/* How cublasIdamax_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_123[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_idamax_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1007b010u;
@@ -4295,10 +4984,17 @@ static void test_cubind_cublas_idamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIdamax_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_123, 1, "cublasIdamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_idamax_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIdamax_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4353,6 +5049,11 @@ static void test_cubind_cublas_icamax(void **cubind_state)
     }
 }
 
+/* How cublasIcamax_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_125[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_icamax_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1007d010u;
@@ -4363,10 +5064,17 @@ static void test_cubind_cublas_icamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIcamax_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_125, 1, "cublasIcamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_icamax_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIcamax_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4421,6 +5129,11 @@ static void test_cubind_cublas_izamax(void **cubind_state)
     }
 }
 
+/* How cublasIzamax_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_127[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_izamax_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1007f010u;
@@ -4431,10 +5144,17 @@ static void test_cubind_cublas_izamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIzamax_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_127, 1, "cublasIzamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_izamax_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIzamax_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4491,6 +5211,11 @@ static void test_cubind_cublas_iamax_ex(void **cubind_state)
     }
 }
 
+/* How cublasIamaxEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_129[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10081010u;
@@ -4502,10 +5227,17 @@ static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIamaxEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_129, 1, "cublasIamaxEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_iamax_ex_64(handle, n, x, xType, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIamaxEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4561,6 +5293,11 @@ static void test_cubind_cublas_isamin(void **cubind_state)
     }
 }
 
+/* How cublasIsamin_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_131[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_isamin_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10083010u;
@@ -4571,10 +5308,17 @@ static void test_cubind_cublas_isamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIsamin_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_131, 1, "cublasIsamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_isamin_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIsamin_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4629,6 +5373,11 @@ static void test_cubind_cublas_idamin(void **cubind_state)
     }
 }
 
+/* How cublasIdamin_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_133[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_idamin_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10085010u;
@@ -4639,10 +5388,17 @@ static void test_cubind_cublas_idamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIdamin_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 1, "cublasIdamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_idamin_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIdamin_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4697,6 +5453,11 @@ static void test_cubind_cublas_icamin(void **cubind_state)
     }
 }
 
+/* How cublasIcamin_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_135[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_icamin_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10087010u;
@@ -4707,10 +5468,17 @@ static void test_cubind_cublas_icamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIcamin_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 1, "cublasIcamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_icamin_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIcamin_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4765,6 +5533,11 @@ static void test_cubind_cublas_izamin(void **cubind_state)
     }
 }
 
+/* How cublasIzamin_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_137[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_izamin_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10089010u;
@@ -4775,10 +5548,17 @@ static void test_cubind_cublas_izamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIzamin_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_137, 1, "cublasIzamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_izamin_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIzamin_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4835,6 +5615,11 @@ static void test_cubind_cublas_iamin_ex(void **cubind_state)
     }
 }
 
+/* How cublasIaminEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_139[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1008b010u;
@@ -4846,10 +5631,17 @@ static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasIaminEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_139, 1, "cublasIaminEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_iamin_ex_64(handle, n, x, xType, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasIaminEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4911,6 +5703,11 @@ static void test_cubind_cublas_asum_ex(void **cubind_state)
     }
 }
 
+/* How cublasAsumEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_141[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_asum_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1008d010u;
@@ -4924,10 +5721,17 @@ static void test_cubind_cublas_asum_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasAsumEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, "cublasAsumEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_asum_ex_64(handle, n, x, xType, incx, result, resultType, executiontype);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasAsumEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4985,6 +5789,11 @@ static void test_cubind_cublas_sasum(void **cubind_state)
     }
 }
 
+/* How cublasSasum_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_143[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sasum_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1008f010u;
@@ -4995,10 +5804,17 @@ static void test_cubind_cublas_sasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSasum_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_143, 1, "cublasSasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sasum_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSasum_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5053,6 +5869,11 @@ static void test_cubind_cublas_dasum(void **cubind_state)
     }
 }
 
+/* How cublasDasum_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_145[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dasum_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10091010u;
@@ -5063,10 +5884,17 @@ static void test_cubind_cublas_dasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDasum_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_145, 1, "cublasDasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dasum_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDasum_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5121,6 +5949,11 @@ static void test_cubind_cublas_scasum(void **cubind_state)
     }
 }
 
+/* How cublasScasum_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_147[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_scasum_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10093010u;
@@ -5131,10 +5964,17 @@ static void test_cubind_cublas_scasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasScasum_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_147, 1, "cublasScasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_scasum_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasScasum_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5189,6 +6029,11 @@ static void test_cubind_cublas_dzasum(void **cubind_state)
     }
 }
 
+/* How cublasDzasum_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_149[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dzasum_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10095010u;
@@ -5199,10 +6044,17 @@ static void test_cubind_cublas_dzasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDzasum_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_149, 1, "cublasDzasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dzasum_64(handle, n, x, incx, result);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDzasum_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5263,6 +6115,11 @@ static void test_cubind_cublas_srot(void **cubind_state)
     }
 }
 
+/* How cublasSrot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_151[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_srot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10097010u;
@@ -5276,10 +6133,17 @@ static void test_cubind_cublas_srot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSrot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 1, "cublasSrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_srot_64(handle, n, x, incx, y, incy, c, s);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSrot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5343,6 +6207,11 @@ static void test_cubind_cublas_drot(void **cubind_state)
     }
 }
 
+/* How cublasDrot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_153[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_drot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10099010u;
@@ -5356,10 +6225,17 @@ static void test_cubind_cublas_drot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDrot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 1, "cublasDrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_drot_64(handle, n, x, incx, y, incy, c, s);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDrot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5423,6 +6299,11 @@ static void test_cubind_cublas_crot(void **cubind_state)
     }
 }
 
+/* How cublasCrot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_155[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_crot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1009b010u;
@@ -5436,10 +6317,17 @@ static void test_cubind_cublas_crot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCrot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_155, 1, "cublasCrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_crot_64(handle, n, x, incx, y, incy, c, s);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCrot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5503,6 +6391,11 @@ static void test_cubind_cublas_csrot(void **cubind_state)
     }
 }
 
+/* How cublasCsrot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_157[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csrot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1009d010u;
@@ -5516,10 +6409,17 @@ static void test_cubind_cublas_csrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsrot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_157, 1, "cublasCsrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csrot_64(handle, n, x, incx, y, incy, c, s);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsrot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5583,6 +6483,11 @@ static void test_cubind_cublas_zrot(void **cubind_state)
     }
 }
 
+/* How cublasZrot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_159[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zrot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1009f010u;
@@ -5596,10 +6501,17 @@ static void test_cubind_cublas_zrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZrot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_159, 1, "cublasZrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zrot_64(handle, n, x, incx, y, incy, c, s);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZrot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5663,6 +6575,11 @@ static void test_cubind_cublas_zdrot(void **cubind_state)
     }
 }
 
+/* How cublasZdrot_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_161[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zdrot_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100a1010u;
@@ -5676,10 +6593,17 @@ static void test_cubind_cublas_zdrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZdrot_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 1, "cublasZdrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zdrot_64(handle, n, x, incx, y, incy, c, s);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZdrot_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5751,6 +6675,11 @@ static void test_cubind_cublas_rot_ex(void **cubind_state)
     }
 }
 
+/* How cublasRotEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_163[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_rot_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100a3010u;
@@ -5768,10 +6697,17 @@ static void test_cubind_cublas_rot_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasRotEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_163, 1, "cublasRotEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_rot_ex_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasRotEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6013,6 +6949,11 @@ static void test_cubind_cublas_srotm(void **cubind_state)
     }
 }
 
+/* How cublasSrotm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_170[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_srotm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100aa010u;
@@ -6025,10 +6966,17 @@ static void test_cubind_cublas_srotm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSrotm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_170, 1, "cublasSrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_srotm_64(handle, n, x, incx, y, incy, param);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSrotm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6089,6 +7037,11 @@ static void test_cubind_cublas_drotm(void **cubind_state)
     }
 }
 
+/* How cublasDrotm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_172[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_drotm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100ac010u;
@@ -6101,10 +7054,17 @@ static void test_cubind_cublas_drotm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDrotm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 1, "cublasDrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_drotm_64(handle, n, x, incx, y, incy, param);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDrotm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6173,6 +7133,11 @@ static void test_cubind_cublas_rotm_ex(void **cubind_state)
     }
 }
 
+/* How cublasRotmEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_174[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100ae010u;
@@ -6189,10 +7154,17 @@ static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasRotmEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_174, 1, "cublasRotmEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_rotm_ex_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasRotmEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6387,6 +7359,11 @@ static void test_cubind_cublas_sgemv(void **cubind_state)
     }
 }
 
+/* How cublasSgemv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_179[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100b3010u;
@@ -6404,10 +7381,17 @@ static void test_cubind_cublas_sgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 1, "cublasSgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6483,6 +7467,11 @@ static void test_cubind_cublas_dgemv(void **cubind_state)
     }
 }
 
+/* How cublasDgemv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_181[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100b5010u;
@@ -6500,10 +7489,17 @@ static void test_cubind_cublas_dgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_181, 1, "cublasDgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6579,6 +7575,11 @@ static void test_cubind_cublas_cgemv(void **cubind_state)
     }
 }
 
+/* How cublasCgemv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_183[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100b7010u;
@@ -6596,10 +7597,17 @@ static void test_cubind_cublas_cgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 1, "cublasCgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6675,6 +7683,11 @@ static void test_cubind_cublas_zgemv(void **cubind_state)
     }
 }
 
+/* How cublasZgemv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_185[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100b9010u;
@@ -6692,10 +7705,17 @@ static void test_cubind_cublas_zgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 1, "cublasZgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6775,6 +7795,11 @@ static void test_cubind_cublas_sgbmv(void **cubind_state)
     }
 }
 
+/* How cublasSgbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_187[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100bb010u;
@@ -6794,10 +7819,17 @@ static void test_cubind_cublas_sgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 1, "cublasSgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6879,6 +7911,11 @@ static void test_cubind_cublas_dgbmv(void **cubind_state)
     }
 }
 
+/* How cublasDgbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_189[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100bd010u;
@@ -6898,10 +7935,17 @@ static void test_cubind_cublas_dgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_189, 1, "cublasDgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6983,6 +8027,11 @@ static void test_cubind_cublas_cgbmv(void **cubind_state)
     }
 }
 
+/* How cublasCgbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_191[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100bf010u;
@@ -7002,10 +8051,17 @@ static void test_cubind_cublas_cgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_191, 1, "cublasCgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7087,6 +8143,11 @@ static void test_cubind_cublas_zgbmv(void **cubind_state)
     }
 }
 
+/* How cublasZgbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_193[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100c1010u;
@@ -7106,10 +8167,17 @@ static void test_cubind_cublas_zgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cublasZgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7181,6 +8249,11 @@ static void test_cubind_cublas_strmv(void **cubind_state)
     }
 }
 
+/* How cublasStrmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_195[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_strmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100c3010u;
@@ -7195,10 +8268,17 @@ static void test_cubind_cublas_strmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStrmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cublasStrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_strmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStrmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7265,6 +8345,11 @@ static void test_cubind_cublas_dtrmv(void **cubind_state)
     }
 }
 
+/* How cublasDtrmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_197[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtrmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100c5010u;
@@ -7279,10 +8364,17 @@ static void test_cubind_cublas_dtrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtrmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cublasDtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtrmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7349,6 +8441,11 @@ static void test_cubind_cublas_ctrmv(void **cubind_state)
     }
 }
 
+/* How cublasCtrmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_199[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctrmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100c7010u;
@@ -7363,10 +8460,17 @@ static void test_cubind_cublas_ctrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtrmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 1, "cublasCtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtrmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7433,6 +8537,11 @@ static void test_cubind_cublas_ztrmv(void **cubind_state)
     }
 }
 
+/* How cublasZtrmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_201[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztrmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100c9010u;
@@ -7447,10 +8556,17 @@ static void test_cubind_cublas_ztrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtrmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cublasZtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtrmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7519,6 +8635,11 @@ static void test_cubind_cublas_stbmv(void **cubind_state)
     }
 }
 
+/* How cublasStbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_203[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_stbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100cb010u;
@@ -7534,10 +8655,17 @@ static void test_cubind_cublas_stbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 1, "cublasStbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_stbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7607,6 +8735,11 @@ static void test_cubind_cublas_dtbmv(void **cubind_state)
     }
 }
 
+/* How cublasDtbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_205[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100cd010u;
@@ -7622,10 +8755,17 @@ static void test_cubind_cublas_dtbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 1, "cublasDtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7695,6 +8835,11 @@ static void test_cubind_cublas_ctbmv(void **cubind_state)
     }
 }
 
+/* How cublasCtbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_207[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100cf010u;
@@ -7710,10 +8855,17 @@ static void test_cubind_cublas_ctbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_207, 1, "cublasCtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7783,6 +8935,11 @@ static void test_cubind_cublas_ztbmv(void **cubind_state)
     }
 }
 
+/* How cublasZtbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_209[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100d1010u;
@@ -7798,10 +8955,17 @@ static void test_cubind_cublas_ztbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_209, 1, "cublasZtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7867,6 +9031,11 @@ static void test_cubind_cublas_stpmv(void **cubind_state)
     }
 }
 
+/* How cublasStpmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_211[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_stpmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100d3010u;
@@ -7880,10 +9049,17 @@ static void test_cubind_cublas_stpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStpmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_211, 1, "cublasStpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_stpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStpmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7947,6 +9123,11 @@ static void test_cubind_cublas_dtpmv(void **cubind_state)
     }
 }
 
+/* How cublasDtpmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_213[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtpmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100d5010u;
@@ -7960,10 +9141,17 @@ static void test_cubind_cublas_dtpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtpmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_213, 1, "cublasDtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtpmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8027,6 +9215,11 @@ static void test_cubind_cublas_ctpmv(void **cubind_state)
     }
 }
 
+/* How cublasCtpmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_215[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctpmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100d7010u;
@@ -8040,10 +9233,17 @@ static void test_cubind_cublas_ctpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtpmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_215, 1, "cublasCtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtpmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8107,6 +9307,11 @@ static void test_cubind_cublas_ztpmv(void **cubind_state)
     }
 }
 
+/* How cublasZtpmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_217[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztpmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100d9010u;
@@ -8120,10 +9325,17 @@ static void test_cubind_cublas_ztpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtpmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_217, 1, "cublasZtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtpmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8189,6 +9401,11 @@ static void test_cubind_cublas_strsv(void **cubind_state)
     }
 }
 
+/* How cublasStrsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_219[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_strsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100db010u;
@@ -8203,10 +9420,17 @@ static void test_cubind_cublas_strsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStrsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_219, 1, "cublasStrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_strsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStrsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8273,6 +9497,11 @@ static void test_cubind_cublas_dtrsv(void **cubind_state)
     }
 }
 
+/* How cublasDtrsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_221[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtrsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100dd010u;
@@ -8287,10 +9516,17 @@ static void test_cubind_cublas_dtrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtrsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_221, 1, "cublasDtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtrsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8357,6 +9593,11 @@ static void test_cubind_cublas_ctrsv(void **cubind_state)
     }
 }
 
+/* How cublasCtrsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_223[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctrsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100df010u;
@@ -8371,10 +9612,17 @@ static void test_cubind_cublas_ctrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtrsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, "cublasCtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtrsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8441,6 +9689,11 @@ static void test_cubind_cublas_ztrsv(void **cubind_state)
     }
 }
 
+/* How cublasZtrsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_225[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztrsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100e1010u;
@@ -8455,10 +9708,17 @@ static void test_cubind_cublas_ztrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtrsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cublasZtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtrsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8523,6 +9783,11 @@ static void test_cubind_cublas_stpsv(void **cubind_state)
     }
 }
 
+/* How cublasStpsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_227[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_stpsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100e3010u;
@@ -8536,10 +9801,17 @@ static void test_cubind_cublas_stpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStpsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_227, 1, "cublasStpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_stpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStpsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8603,6 +9875,11 @@ static void test_cubind_cublas_dtpsv(void **cubind_state)
     }
 }
 
+/* How cublasDtpsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_229[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtpsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100e5010u;
@@ -8616,10 +9893,17 @@ static void test_cubind_cublas_dtpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtpsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_229, 1, "cublasDtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtpsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8683,6 +9967,11 @@ static void test_cubind_cublas_ctpsv(void **cubind_state)
     }
 }
 
+/* How cublasCtpsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_231[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctpsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100e7010u;
@@ -8696,10 +9985,17 @@ static void test_cubind_cublas_ctpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtpsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_231, 1, "cublasCtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtpsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8763,6 +10059,11 @@ static void test_cubind_cublas_ztpsv(void **cubind_state)
     }
 }
 
+/* How cublasZtpsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_233[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztpsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100e9010u;
@@ -8776,10 +10077,17 @@ static void test_cubind_cublas_ztpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtpsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_233, 1, "cublasZtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtpsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8847,6 +10155,11 @@ static void test_cubind_cublas_stbsv(void **cubind_state)
     }
 }
 
+/* How cublasStbsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_235[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_stbsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100eb010u;
@@ -8862,10 +10175,17 @@ static void test_cubind_cublas_stbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStbsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_235, 1, "cublasStbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_stbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStbsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8935,6 +10255,11 @@ static void test_cubind_cublas_dtbsv(void **cubind_state)
     }
 }
 
+/* How cublasDtbsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_237[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtbsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100ed010u;
@@ -8950,10 +10275,17 @@ static void test_cubind_cublas_dtbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtbsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_237, 1, "cublasDtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtbsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9023,6 +10355,11 @@ static void test_cubind_cublas_ctbsv(void **cubind_state)
     }
 }
 
+/* How cublasCtbsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_239[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctbsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100ef010u;
@@ -9038,10 +10375,17 @@ static void test_cubind_cublas_ctbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtbsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 1, "cublasCtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtbsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9111,6 +10455,11 @@ static void test_cubind_cublas_ztbsv(void **cubind_state)
     }
 }
 
+/* How cublasZtbsv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_241[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztbsv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100f1010u;
@@ -9126,10 +10475,17 @@ static void test_cubind_cublas_ztbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtbsv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_241, 1, "cublasZtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtbsv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9201,6 +10557,11 @@ static void test_cubind_cublas_ssymv(void **cubind_state)
     }
 }
 
+/* How cublasSsymv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_243[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssymv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100f3010u;
@@ -9217,10 +10578,17 @@ static void test_cubind_cublas_ssymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsymv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_243, 1, "cublasSsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsymv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9293,6 +10661,11 @@ static void test_cubind_cublas_dsymv(void **cubind_state)
     }
 }
 
+/* How cublasDsymv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_245[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsymv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100f5010u;
@@ -9309,10 +10682,17 @@ static void test_cubind_cublas_dsymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsymv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 1, "cublasDsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsymv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9385,6 +10765,11 @@ static void test_cubind_cublas_csymv(void **cubind_state)
     }
 }
 
+/* How cublasCsymv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_247[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csymv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100f7010u;
@@ -9401,10 +10786,17 @@ static void test_cubind_cublas_csymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsymv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_247, 1, "cublasCsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsymv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9477,6 +10869,11 @@ static void test_cubind_cublas_zsymv(void **cubind_state)
     }
 }
 
+/* How cublasZsymv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_249[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsymv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100f9010u;
@@ -9493,10 +10890,17 @@ static void test_cubind_cublas_zsymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsymv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_249, 1, "cublasZsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsymv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9569,6 +10973,11 @@ static void test_cubind_cublas_chemv(void **cubind_state)
     }
 }
 
+/* How cublasChemv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_251[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_chemv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100fb010u;
@@ -9585,10 +10994,17 @@ static void test_cubind_cublas_chemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasChemv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_251, 1, "cublasChemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_chemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasChemv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9661,6 +11077,11 @@ static void test_cubind_cublas_zhemv(void **cubind_state)
     }
 }
 
+/* How cublasZhemv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_253[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zhemv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100fd010u;
@@ -9677,10 +11098,17 @@ static void test_cubind_cublas_zhemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZhemv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_253, 1, "cublasZhemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zhemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZhemv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9755,6 +11183,11 @@ static void test_cubind_cublas_ssbmv(void **cubind_state)
     }
 }
 
+/* How cublasSsbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_255[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x100ff010u;
@@ -9772,10 +11205,17 @@ static void test_cubind_cublas_ssbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_255, 1, "cublasSsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9851,6 +11291,11 @@ static void test_cubind_cublas_dsbmv(void **cubind_state)
     }
 }
 
+/* How cublasDsbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_257[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10101010u;
@@ -9868,10 +11313,17 @@ static void test_cubind_cublas_dsbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cublasDsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9947,6 +11399,11 @@ static void test_cubind_cublas_chbmv(void **cubind_state)
     }
 }
 
+/* How cublasChbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_259[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_chbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10103010u;
@@ -9964,10 +11421,17 @@ static void test_cubind_cublas_chbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasChbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cublasChbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_chbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasChbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10043,6 +11507,11 @@ static void test_cubind_cublas_zhbmv(void **cubind_state)
     }
 }
 
+/* How cublasZhbmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_261[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zhbmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10105010u;
@@ -10060,10 +11529,17 @@ static void test_cubind_cublas_zhbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZhbmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_261, 1, "cublasZhbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zhbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZhbmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10135,6 +11611,11 @@ static void test_cubind_cublas_sspmv(void **cubind_state)
     }
 }
 
+/* How cublasSspmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_263[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sspmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10107010u;
@@ -10150,10 +11631,17 @@ static void test_cubind_cublas_sspmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSspmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_263, 1, "cublasSspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSspmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10223,6 +11711,11 @@ static void test_cubind_cublas_dspmv(void **cubind_state)
     }
 }
 
+/* How cublasDspmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_265[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dspmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10109010u;
@@ -10238,10 +11731,17 @@ static void test_cubind_cublas_dspmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDspmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cublasDspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDspmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10311,6 +11811,11 @@ static void test_cubind_cublas_chpmv(void **cubind_state)
     }
 }
 
+/* How cublasChpmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_267[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_chpmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1010b010u;
@@ -10326,10 +11831,17 @@ static void test_cubind_cublas_chpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasChpmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_267, 1, "cublasChpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_chpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasChpmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10399,6 +11911,11 @@ static void test_cubind_cublas_zhpmv(void **cubind_state)
     }
 }
 
+/* How cublasZhpmv_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_269[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zhpmv_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1010d010u;
@@ -10414,10 +11931,17 @@ static void test_cubind_cublas_zhpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZhpmv_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_269, 1, "cublasZhpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zhpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZhpmv_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10487,6 +12011,11 @@ static void test_cubind_cublas_sger(void **cubind_state)
     }
 }
 
+/* How cublasSger_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_271[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sger_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1010f010u;
@@ -10502,10 +12031,17 @@ static void test_cubind_cublas_sger_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSger_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_271, 1, "cublasSger_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSger_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10575,6 +12111,11 @@ static void test_cubind_cublas_dger(void **cubind_state)
     }
 }
 
+/* How cublasDger_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_273[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dger_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10111010u;
@@ -10590,10 +12131,17 @@ static void test_cubind_cublas_dger_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDger_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_273, 1, "cublasDger_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDger_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10663,6 +12211,11 @@ static void test_cubind_cublas_cgeru(void **cubind_state)
     }
 }
 
+/* How cublasCgeru_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_275[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgeru_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10113010u;
@@ -10678,10 +12231,17 @@ static void test_cubind_cublas_cgeru_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgeru_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_275, 1, "cublasCgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgeru_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10751,6 +12311,11 @@ static void test_cubind_cublas_cgerc(void **cubind_state)
     }
 }
 
+/* How cublasCgerc_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_277[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgerc_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10115010u;
@@ -10766,10 +12331,17 @@ static void test_cubind_cublas_cgerc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgerc_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_277, 1, "cublasCgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgerc_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10839,6 +12411,11 @@ static void test_cubind_cublas_zgeru(void **cubind_state)
     }
 }
 
+/* How cublasZgeru_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_279[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgeru_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10117010u;
@@ -10854,10 +12431,17 @@ static void test_cubind_cublas_zgeru_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgeru_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cublasZgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgeru_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10927,6 +12511,11 @@ static void test_cubind_cublas_zgerc(void **cubind_state)
     }
 }
 
+/* How cublasZgerc_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_281[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgerc_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10119010u;
@@ -10942,10 +12531,17 @@ static void test_cubind_cublas_zgerc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgerc_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_281, 1, "cublasZgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgerc_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11011,6 +12607,11 @@ static void test_cubind_cublas_ssyr(void **cubind_state)
     }
 }
 
+/* How cublasSsyr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_283[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssyr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1011b010u;
@@ -11024,10 +12625,17 @@ static void test_cubind_cublas_ssyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsyr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_283, 1, "cublasSsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsyr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11091,6 +12699,11 @@ static void test_cubind_cublas_dsyr(void **cubind_state)
     }
 }
 
+/* How cublasDsyr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_285[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsyr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1011d010u;
@@ -11104,10 +12717,17 @@ static void test_cubind_cublas_dsyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsyr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_285, 1, "cublasDsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsyr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11171,6 +12791,11 @@ static void test_cubind_cublas_csyr(void **cubind_state)
     }
 }
 
+/* How cublasCsyr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_287[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1011f010u;
@@ -11184,10 +12809,17 @@ static void test_cubind_cublas_csyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_287, 1, "cublasCsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11251,6 +12883,11 @@ static void test_cubind_cublas_zsyr(void **cubind_state)
     }
 }
 
+/* How cublasZsyr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_289[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsyr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10121010u;
@@ -11264,10 +12901,17 @@ static void test_cubind_cublas_zsyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsyr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_289, 1, "cublasZsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsyr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11331,6 +12975,11 @@ static void test_cubind_cublas_cher(void **cubind_state)
     }
 }
 
+/* How cublasCher_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_291[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cher_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10123010u;
@@ -11344,10 +12993,17 @@ static void test_cubind_cublas_cher_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCher_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 1, "cublasCher_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cher_64(handle, uplo, n, alpha, x, incx, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCher_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11411,6 +13067,11 @@ static void test_cubind_cublas_zher(void **cubind_state)
     }
 }
 
+/* How cublasZher_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_293[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zher_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10125010u;
@@ -11424,10 +13085,17 @@ static void test_cubind_cublas_zher_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZher_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 1, "cublasZher_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zher_64(handle, uplo, n, alpha, x, incx, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZher_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11489,6 +13157,11 @@ static void test_cubind_cublas_sspr(void **cubind_state)
     }
 }
 
+/* How cublasSspr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_295[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sspr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10127010u;
@@ -11501,10 +13174,17 @@ static void test_cubind_cublas_sspr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSspr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cublasSspr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sspr_64(handle, uplo, n, alpha, x, incx, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSspr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11565,6 +13245,11 @@ static void test_cubind_cublas_dspr(void **cubind_state)
     }
 }
 
+/* How cublasDspr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_297[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dspr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10129010u;
@@ -11577,10 +13262,17 @@ static void test_cubind_cublas_dspr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDspr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 1, "cublasDspr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dspr_64(handle, uplo, n, alpha, x, incx, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDspr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11641,6 +13333,11 @@ static void test_cubind_cublas_chpr(void **cubind_state)
     }
 }
 
+/* How cublasChpr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_299[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_chpr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1012b010u;
@@ -11653,10 +13350,17 @@ static void test_cubind_cublas_chpr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasChpr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 1, "cublasChpr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_chpr_64(handle, uplo, n, alpha, x, incx, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasChpr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11717,6 +13421,11 @@ static void test_cubind_cublas_zhpr(void **cubind_state)
     }
 }
 
+/* How cublasZhpr_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_301[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zhpr_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1012d010u;
@@ -11729,10 +13438,17 @@ static void test_cubind_cublas_zhpr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZhpr_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 1, "cublasZhpr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zhpr_64(handle, uplo, n, alpha, x, incx, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZhpr_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11799,6 +13515,11 @@ static void test_cubind_cublas_ssyr2(void **cubind_state)
     }
 }
 
+/* How cublasSsyr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_303[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssyr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1012f010u;
@@ -11814,10 +13535,17 @@ static void test_cubind_cublas_ssyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsyr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 1, "cublasSsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsyr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11887,6 +13615,11 @@ static void test_cubind_cublas_dsyr2(void **cubind_state)
     }
 }
 
+/* How cublasDsyr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_305[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsyr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10131010u;
@@ -11902,10 +13635,17 @@ static void test_cubind_cublas_dsyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsyr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cublasDsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsyr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -11975,6 +13715,11 @@ static void test_cubind_cublas_csyr2(void **cubind_state)
     }
 }
 
+/* How cublasCsyr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_307[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10133010u;
@@ -11990,10 +13735,17 @@ static void test_cubind_cublas_csyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cublasCsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12063,6 +13815,11 @@ static void test_cubind_cublas_zsyr2(void **cubind_state)
     }
 }
 
+/* How cublasZsyr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_309[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsyr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10135010u;
@@ -12078,10 +13835,17 @@ static void test_cubind_cublas_zsyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsyr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cublasZsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsyr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12151,6 +13915,11 @@ static void test_cubind_cublas_cher2(void **cubind_state)
     }
 }
 
+/* How cublasCher2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_311[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cher2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10137010u;
@@ -12166,10 +13935,17 @@ static void test_cubind_cublas_cher2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCher2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_311, 1, "cublasCher2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCher2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12239,6 +14015,11 @@ static void test_cubind_cublas_zher2(void **cubind_state)
     }
 }
 
+/* How cublasZher2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_313[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zher2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10139010u;
@@ -12254,10 +14035,17 @@ static void test_cubind_cublas_zher2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZher2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_313, 1, "cublasZher2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZher2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12325,6 +14113,11 @@ static void test_cubind_cublas_sspr2(void **cubind_state)
     }
 }
 
+/* How cublasSspr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_315[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sspr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1013b010u;
@@ -12339,10 +14132,17 @@ static void test_cubind_cublas_sspr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSspr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_315, 1, "cublasSspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSspr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12409,6 +14209,11 @@ static void test_cubind_cublas_dspr2(void **cubind_state)
     }
 }
 
+/* How cublasDspr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_317[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dspr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1013d010u;
@@ -12423,10 +14228,17 @@ static void test_cubind_cublas_dspr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDspr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_317, 1, "cublasDspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDspr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12493,6 +14305,11 @@ static void test_cubind_cublas_chpr2(void **cubind_state)
     }
 }
 
+/* How cublasChpr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_319[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_chpr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1013f010u;
@@ -12507,10 +14324,17 @@ static void test_cubind_cublas_chpr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasChpr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_319, 1, "cublasChpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_chpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasChpr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12577,6 +14401,11 @@ static void test_cubind_cublas_zhpr2(void **cubind_state)
     }
 }
 
+/* How cublasZhpr2_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_321[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zhpr2_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10141010u;
@@ -12591,10 +14420,17 @@ static void test_cubind_cublas_zhpr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZhpr2_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cublasZhpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zhpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZhpr2_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12669,6 +14505,11 @@ static void test_cubind_cublas_sgemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasSgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_323[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10143010u;
@@ -12687,10 +14528,17 @@ static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cublasSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12769,6 +14617,11 @@ static void test_cubind_cublas_dgemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasDgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_325[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10145010u;
@@ -12787,10 +14640,17 @@ static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cublasDgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12869,6 +14729,11 @@ static void test_cubind_cublas_cgemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasCgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_327[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10147010u;
@@ -12887,10 +14752,17 @@ static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, "cublasCgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12969,6 +14841,11 @@ static void test_cubind_cublas_zgemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasZgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_329[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10149010u;
@@ -12987,10 +14864,17 @@ static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cublasZgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13075,6 +14959,11 @@ static void test_cubind_cublas_sgemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasSgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_331[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1014b010u;
@@ -13096,10 +14985,17 @@ static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, "cublasSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13187,6 +15083,11 @@ static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasDgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_333[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1014d010u;
@@ -13208,10 +15109,17 @@ static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, "cublasDgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13299,6 +15207,11 @@ static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasCgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_335[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1014f010u;
@@ -13320,10 +15233,17 @@ static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, "cublasCgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13411,6 +15331,11 @@ static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasZgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_337[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10151010u;
@@ -13432,10 +15357,17 @@ static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, "cublasZgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13519,6 +15451,11 @@ static void test_cubind_cublas_sgemm(void **cubind_state)
     }
 }
 
+/* How cublasSgemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_339[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10153010u;
@@ -13538,10 +15475,17 @@ static void test_cubind_cublas_sgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, "cublasSgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13623,6 +15567,11 @@ static void test_cubind_cublas_dgemm(void **cubind_state)
     }
 }
 
+/* How cublasDgemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_341[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10155010u;
@@ -13642,10 +15591,17 @@ static void test_cubind_cublas_dgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, "cublasDgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13727,6 +15683,11 @@ static void test_cubind_cublas_cgemm(void **cubind_state)
     }
 }
 
+/* How cublasCgemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_343[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10157010u;
@@ -13746,10 +15707,17 @@ static void test_cubind_cublas_cgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "cublasCgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13831,6 +15799,11 @@ static void test_cubind_cublas_cgemm3m(void **cubind_state)
     }
 }
 
+/* How cublasCgemm3m_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_345[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10159010u;
@@ -13850,10 +15823,17 @@ static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemm3m_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cublasCgemm3m_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemm3m_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13941,6 +15921,11 @@ static void test_cubind_cublas_cgemm3m_ex(void **cubind_state)
     }
 }
 
+/* How cublasCgemm3mEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_347[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1015b010u;
@@ -13963,10 +15948,17 @@ static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemm3mEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, "cublasCgemm3mEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm3m_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemm3mEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14051,6 +16043,11 @@ static void test_cubind_cublas_zgemm(void **cubind_state)
     }
 }
 
+/* How cublasZgemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_349[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1015d010u;
@@ -14070,10 +16067,17 @@ static void test_cubind_cublas_zgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "cublasZgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14155,6 +16159,11 @@ static void test_cubind_cublas_zgemm3m(void **cubind_state)
     }
 }
 
+/* How cublasZgemm3m_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_351[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1015f010u;
@@ -14174,10 +16183,17 @@ static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemm3m_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, "cublasZgemm3m_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemm3m_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14265,6 +16281,11 @@ static void test_cubind_cublas_sgemm_ex(void **cubind_state)
     }
 }
 
+/* How cublasSgemmEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_353[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10161010u;
@@ -14287,10 +16308,17 @@ static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemmEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, "cublasSgemmEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemmEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14385,6 +16413,11 @@ static void test_cubind_cublas_gemm_ex(void **cubind_state)
     }
 }
 
+/* How cublasGemmEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_355[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10163010u;
@@ -14409,10 +16442,17 @@ static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGemmEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, "cublasGemmEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_gemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGemmEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14505,6 +16545,11 @@ static void test_cubind_cublas_cgemm_ex(void **cubind_state)
     }
 }
 
+/* How cublasCgemmEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_357[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10165010u;
@@ -14527,10 +16572,17 @@ static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemmEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, "cublasCgemmEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemmEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14609,6 +16661,11 @@ static void test_cubind_cublas_ssyrk(void **cubind_state)
     }
 }
 
+/* How cublasSsyrk_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_359[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssyrk_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10167010u;
@@ -14625,10 +16682,17 @@ static void test_cubind_cublas_ssyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsyrk_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, "cublasSsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsyrk_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14701,6 +16765,11 @@ static void test_cubind_cublas_dsyrk(void **cubind_state)
     }
 }
 
+/* How cublasDsyrk_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_361[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsyrk_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10169010u;
@@ -14717,10 +16786,17 @@ static void test_cubind_cublas_dsyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsyrk_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, "cublasDsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsyrk_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14793,6 +16869,11 @@ static void test_cubind_cublas_csyrk(void **cubind_state)
     }
 }
 
+/* How cublasCsyrk_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_363[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyrk_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1016b010u;
@@ -14809,10 +16890,17 @@ static void test_cubind_cublas_csyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyrk_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, "cublasCsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyrk_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14885,6 +16973,11 @@ static void test_cubind_cublas_zsyrk(void **cubind_state)
     }
 }
 
+/* How cublasZsyrk_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_365[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsyrk_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1016d010u;
@@ -14901,10 +16994,17 @@ static void test_cubind_cublas_zsyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsyrk_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, "cublasZsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsyrk_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -14981,6 +17081,11 @@ static void test_cubind_cublas_csyrk_ex(void **cubind_state)
     }
 }
 
+/* How cublasCsyrkEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_367[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1016f010u;
@@ -14999,10 +17104,17 @@ static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyrkEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, "cublasCsyrkEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyrk_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyrkEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15081,6 +17193,11 @@ static void test_cubind_cublas_csyrk3m_ex(void **cubind_state)
     }
 }
 
+/* How cublasCsyrk3mEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_369[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10171010u;
@@ -15099,10 +17216,17 @@ static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyrk3mEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, "cublasCsyrk3mEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyrk3m_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyrk3mEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15177,6 +17301,11 @@ static void test_cubind_cublas_cherk(void **cubind_state)
     }
 }
 
+/* How cublasCherk_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_371[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cherk_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10173010u;
@@ -15193,10 +17322,17 @@ static void test_cubind_cublas_cherk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCherk_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cublasCherk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCherk_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15269,6 +17405,11 @@ static void test_cubind_cublas_zherk(void **cubind_state)
     }
 }
 
+/* How cublasZherk_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_373[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zherk_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10175010u;
@@ -15285,10 +17426,17 @@ static void test_cubind_cublas_zherk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZherk_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, "cublasZherk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZherk_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15365,6 +17513,11 @@ static void test_cubind_cublas_cherk_ex(void **cubind_state)
     }
 }
 
+/* How cublasCherkEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_375[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10177010u;
@@ -15383,10 +17536,17 @@ static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCherkEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_375, 1, "cublasCherkEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cherk_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCherkEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15465,6 +17625,11 @@ static void test_cubind_cublas_cherk3m_ex(void **cubind_state)
     }
 }
 
+/* How cublasCherk3mEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_377[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10179010u;
@@ -15483,10 +17648,17 @@ static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCherk3mEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_377, 1, "cublasCherk3mEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cherk3m_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCherk3mEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15565,6 +17737,11 @@ static void test_cubind_cublas_ssyr2k(void **cubind_state)
     }
 }
 
+/* How cublasSsyr2k_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_379[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1017b010u;
@@ -15583,10 +17760,17 @@ static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsyr2k_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, "cublasSsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsyr2k_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15665,6 +17849,11 @@ static void test_cubind_cublas_dsyr2k(void **cubind_state)
     }
 }
 
+/* How cublasDsyr2k_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_381[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1017d010u;
@@ -15683,10 +17872,17 @@ static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsyr2k_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_381, 1, "cublasDsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsyr2k_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15765,6 +17961,11 @@ static void test_cubind_cublas_csyr2k(void **cubind_state)
     }
 }
 
+/* How cublasCsyr2k_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_383[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyr2k_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1017f010u;
@@ -15783,10 +17984,17 @@ static void test_cubind_cublas_csyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyr2k_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_383, 1, "cublasCsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyr2k_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15865,6 +18073,11 @@ static void test_cubind_cublas_zsyr2k(void **cubind_state)
     }
 }
 
+/* How cublasZsyr2k_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_385[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10181010u;
@@ -15883,10 +18096,17 @@ static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsyr2k_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_385, 1, "cublasZsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsyr2k_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15965,6 +18185,11 @@ static void test_cubind_cublas_cher2k(void **cubind_state)
     }
 }
 
+/* How cublasCher2k_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_387[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cher2k_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10183010u;
@@ -15983,10 +18208,17 @@ static void test_cubind_cublas_cher2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCher2k_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, "cublasCher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCher2k_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16065,6 +18297,11 @@ static void test_cubind_cublas_zher2k(void **cubind_state)
     }
 }
 
+/* How cublasZher2k_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_389[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zher2k_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10185010u;
@@ -16083,10 +18320,17 @@ static void test_cubind_cublas_zher2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZher2k_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, "cublasZher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZher2k_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16165,6 +18409,11 @@ static void test_cubind_cublas_ssyrkx(void **cubind_state)
     }
 }
 
+/* How cublasSsyrkx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_391[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10187010u;
@@ -16183,10 +18432,17 @@ static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsyrkx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, "cublasSsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsyrkx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16265,6 +18521,11 @@ static void test_cubind_cublas_dsyrkx(void **cubind_state)
     }
 }
 
+/* How cublasDsyrkx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_393[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10189010u;
@@ -16283,10 +18544,17 @@ static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsyrkx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, "cublasDsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsyrkx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16365,6 +18633,11 @@ static void test_cubind_cublas_csyrkx(void **cubind_state)
     }
 }
 
+/* How cublasCsyrkx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_395[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csyrkx_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1018b010u;
@@ -16383,10 +18656,17 @@ static void test_cubind_cublas_csyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsyrkx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_395, 1, "cublasCsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsyrkx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16465,6 +18745,11 @@ static void test_cubind_cublas_zsyrkx(void **cubind_state)
     }
 }
 
+/* How cublasZsyrkx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_397[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1018d010u;
@@ -16483,10 +18768,17 @@ static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsyrkx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_397, 1, "cublasZsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsyrkx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16565,6 +18857,11 @@ static void test_cubind_cublas_cherkx(void **cubind_state)
     }
 }
 
+/* How cublasCherkx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_399[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cherkx_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1018f010u;
@@ -16583,10 +18880,17 @@ static void test_cubind_cublas_cherkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCherkx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_399, 1, "cublasCherkx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCherkx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16665,6 +18969,11 @@ static void test_cubind_cublas_zherkx(void **cubind_state)
     }
 }
 
+/* How cublasZherkx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_401[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zherkx_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10191010u;
@@ -16683,10 +18992,17 @@ static void test_cubind_cublas_zherkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZherkx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_401, 1, "cublasZherkx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZherkx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16765,6 +19081,11 @@ static void test_cubind_cublas_ssymm(void **cubind_state)
     }
 }
 
+/* How cublasSsymm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_403[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ssymm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10193010u;
@@ -16783,10 +19104,17 @@ static void test_cubind_cublas_ssymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSsymm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cublasSsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ssymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSsymm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16865,6 +19193,11 @@ static void test_cubind_cublas_dsymm(void **cubind_state)
     }
 }
 
+/* How cublasDsymm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_405[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dsymm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10195010u;
@@ -16883,10 +19216,17 @@ static void test_cubind_cublas_dsymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDsymm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 1, "cublasDsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDsymm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16965,6 +19305,11 @@ static void test_cubind_cublas_csymm(void **cubind_state)
     }
 }
 
+/* How cublasCsymm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_407[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_csymm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10197010u;
@@ -16983,10 +19328,17 @@ static void test_cubind_cublas_csymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCsymm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_407, 1, "cublasCsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_csymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCsymm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17065,6 +19417,11 @@ static void test_cubind_cublas_zsymm(void **cubind_state)
     }
 }
 
+/* How cublasZsymm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_409[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zsymm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10199010u;
@@ -17083,10 +19440,17 @@ static void test_cubind_cublas_zsymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZsymm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_409, 1, "cublasZsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZsymm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17165,6 +19529,11 @@ static void test_cubind_cublas_chemm(void **cubind_state)
     }
 }
 
+/* How cublasChemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_411[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_chemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1019b010u;
@@ -17183,10 +19552,17 @@ static void test_cubind_cublas_chemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasChemm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 1, "cublasChemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_chemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasChemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17265,6 +19641,11 @@ static void test_cubind_cublas_zhemm(void **cubind_state)
     }
 }
 
+/* How cublasZhemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_413[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zhemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1019d010u;
@@ -17283,10 +19664,17 @@ static void test_cubind_cublas_zhemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZhemm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_413, 1, "cublasZhemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zhemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZhemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17363,6 +19751,11 @@ static void test_cubind_cublas_strsm(void **cubind_state)
     }
 }
 
+/* How cublasStrsm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_415[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_strsm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1019f010u;
@@ -17380,10 +19773,17 @@ static void test_cubind_cublas_strsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStrsm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, "cublasStrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_strsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStrsm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17459,6 +19859,11 @@ static void test_cubind_cublas_dtrsm(void **cubind_state)
     }
 }
 
+/* How cublasDtrsm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_417[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtrsm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101a1010u;
@@ -17476,10 +19881,17 @@ static void test_cubind_cublas_dtrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtrsm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_417, 1, "cublasDtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtrsm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17555,6 +19967,11 @@ static void test_cubind_cublas_ctrsm(void **cubind_state)
     }
 }
 
+/* How cublasCtrsm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_419[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctrsm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101a3010u;
@@ -17572,10 +19989,17 @@ static void test_cubind_cublas_ctrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtrsm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cublasCtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtrsm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17651,6 +20075,11 @@ static void test_cubind_cublas_ztrsm(void **cubind_state)
     }
 }
 
+/* How cublasZtrsm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_421[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztrsm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101a5010u;
@@ -17668,10 +20097,17 @@ static void test_cubind_cublas_ztrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtrsm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cublasZtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtrsm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17751,6 +20187,11 @@ static void test_cubind_cublas_strmm(void **cubind_state)
     }
 }
 
+/* How cublasStrmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_423[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_strmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101a7010u;
@@ -17770,10 +20211,17 @@ static void test_cubind_cublas_strmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStrmm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cublasStrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_strmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStrmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17855,6 +20303,11 @@ static void test_cubind_cublas_dtrmm(void **cubind_state)
     }
 }
 
+/* How cublasDtrmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_425[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtrmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101a9010u;
@@ -17874,10 +20327,17 @@ static void test_cubind_cublas_dtrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtrmm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cublasDtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtrmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -17959,6 +20419,11 @@ static void test_cubind_cublas_ctrmm(void **cubind_state)
     }
 }
 
+/* How cublasCtrmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_427[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctrmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101ab010u;
@@ -17978,10 +20443,17 @@ static void test_cubind_cublas_ctrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtrmm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cublasCtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtrmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18063,6 +20535,11 @@ static void test_cubind_cublas_ztrmm(void **cubind_state)
     }
 }
 
+/* How cublasZtrmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_429[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztrmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101ad010u;
@@ -18082,10 +20559,17 @@ static void test_cubind_cublas_ztrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtrmm_v2_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 1, "cublasZtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtrmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18169,6 +20653,11 @@ static void test_cubind_cublas_sgemm_batched(void **cubind_state)
     }
 }
 
+/* How cublasSgemmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_431[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101af010u;
@@ -18189,10 +20678,17 @@ static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 1, "cublasSgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18277,6 +20773,11 @@ static void test_cubind_cublas_dgemm_batched(void **cubind_state)
     }
 }
 
+/* How cublasDgemmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_433[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101b1010u;
@@ -18297,10 +20798,17 @@ static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cublasDgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18385,6 +20893,11 @@ static void test_cubind_cublas_cgemm_batched(void **cubind_state)
     }
 }
 
+/* How cublasCgemmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_435[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101b3010u;
@@ -18405,10 +20918,17 @@ static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cublasCgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18493,6 +21013,11 @@ static void test_cubind_cublas_cgemm3m_batched(void **cubind_state)
     }
 }
 
+/* How cublasCgemm3mBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_437[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101b5010u;
@@ -18513,10 +21038,17 @@ static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemm3mBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 1, "cublasCgemm3mBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm3m_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemm3mBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18601,6 +21133,11 @@ static void test_cubind_cublas_zgemm_batched(void **cubind_state)
     }
 }
 
+/* How cublasZgemmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_439[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101b7010u;
@@ -18621,10 +21158,17 @@ static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 1, "cublasZgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18715,6 +21259,11 @@ static void test_cubind_cublas_sgemm_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasSgemmStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_441[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101b9010u;
@@ -18738,10 +21287,17 @@ static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemmStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 1, "cublasSgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemmStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18835,6 +21391,11 @@ static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasDgemmStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_443[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101bb010u;
@@ -18858,10 +21419,17 @@ static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemmStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 1, "cublasDgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemmStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -18955,6 +21523,11 @@ static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasCgemmStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_445[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101bd010u;
@@ -18978,10 +21551,17 @@ static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemmStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 1, "cublasCgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemmStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19075,6 +21655,11 @@ static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasCgemm3mStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_447[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101bf010u;
@@ -19098,10 +21683,17 @@ static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgemm3mStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 1, "cublasCgemm3mStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgemm3m_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgemm3mStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19195,6 +21787,11 @@ static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasZgemmStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_449[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c1010u;
@@ -19218,10 +21815,17 @@ static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgemmStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_449, 1, "cublasZgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgemmStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19319,6 +21923,11 @@ static void test_cubind_cublas_gemm_batched_ex(void **cubind_state)
     }
 }
 
+/* How cublasGemmBatchedEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_451[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c3010u;
@@ -19344,10 +21953,17 @@ static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGemmBatchedEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_451, 1, "cublasGemmBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_gemm_batched_ex_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGemmBatchedEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19453,6 +22069,11 @@ static void test_cubind_cublas_gemm_strided_batched_ex(void **cubind_state)
     }
 }
 
+/* How cublasGemmStridedBatchedEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_453[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c5010u;
@@ -19481,10 +22102,17 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGemmStridedBatchedEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_453, 1, "cublasGemmStridedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_gemm_strided_batched_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGemmStridedBatchedEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19523,6 +22151,11 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     }
 }
 
+/* How cublasSgemmGroupedBatched is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_454[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c6010u;
@@ -19544,10 +22177,17 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemmGroupedBatched";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_454, 1, "cublasSgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemm_grouped_batched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemmGroupedBatched", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19579,6 +22219,11 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     }
 }
 
+/* How cublasSgemmGroupedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_455[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c7010u;
@@ -19600,10 +22245,17 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgemmGroupedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_455, 1, "cublasSgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgemm_grouped_batched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgemmGroupedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19635,6 +22287,11 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     }
 }
 
+/* How cublasDgemmGroupedBatched is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_456[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c8010u;
@@ -19656,10 +22313,17 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemmGroupedBatched";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_456, 1, "cublasDgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemm_grouped_batched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemmGroupedBatched", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19691,6 +22355,11 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     }
 }
 
+/* How cublasDgemmGroupedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_457[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101c9010u;
@@ -19712,10 +22381,17 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgemmGroupedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_457, 1, "cublasDgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgemm_grouped_batched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgemmGroupedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19747,6 +22423,12 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     }
 }
 
+/* How cublasGemmGroupedBatchedEx is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_458[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101ca010u;
@@ -19772,10 +22454,17 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGemmGroupedBatchedEx";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_458, 2, "cublasGemmGroupedBatchedEx", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_gemm_grouped_batched_ex(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGemmGroupedBatchedEx", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19811,6 +22500,12 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     }
 }
 
+/* How cublasGemmGroupedBatchedEx_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_459[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101cb010u;
@@ -19836,10 +22531,17 @@ static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasGemmGroupedBatchedEx_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_459, 2, "cublasGemmGroupedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_gemm_grouped_batched_ex_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasGemmGroupedBatchedEx_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -19925,6 +22627,11 @@ static void test_cubind_cublas_sgeam(void **cubind_state)
     }
 }
 
+/* How cublasSgeam_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_461[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sgeam_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101cd010u;
@@ -19943,10 +22650,17 @@ static void test_cubind_cublas_sgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSgeam_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_461, 1, "cublasSgeam_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSgeam_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20025,6 +22739,11 @@ static void test_cubind_cublas_dgeam(void **cubind_state)
     }
 }
 
+/* How cublasDgeam_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_463[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dgeam_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101cf010u;
@@ -20043,10 +22762,17 @@ static void test_cubind_cublas_dgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDgeam_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_463, 1, "cublasDgeam_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDgeam_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20125,6 +22851,11 @@ static void test_cubind_cublas_cgeam(void **cubind_state)
     }
 }
 
+/* How cublasCgeam_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_465[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cgeam_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101d1010u;
@@ -20143,10 +22874,17 @@ static void test_cubind_cublas_cgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCgeam_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_465, 1, "cublasCgeam_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCgeam_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20225,6 +22963,11 @@ static void test_cubind_cublas_zgeam(void **cubind_state)
     }
 }
 
+/* How cublasZgeam_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_467[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zgeam_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101d3010u;
@@ -20243,10 +22986,17 @@ static void test_cubind_cublas_zgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZgeam_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_467, 1, "cublasZgeam_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZgeam_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20325,6 +23075,11 @@ static void test_cubind_cublas_strsm_batched(void **cubind_state)
     }
 }
 
+/* How cublasStrsmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_469[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101d5010u;
@@ -20343,10 +23098,17 @@ static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasStrsmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_469, 1, "cublasStrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_strsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasStrsmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20425,6 +23187,11 @@ static void test_cubind_cublas_dtrsm_batched(void **cubind_state)
     }
 }
 
+/* How cublasDtrsmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_471[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101d7010u;
@@ -20443,10 +23210,17 @@ static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDtrsmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_471, 1, "cublasDtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_dtrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDtrsmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20525,6 +23299,11 @@ static void test_cubind_cublas_ctrsm_batched(void **cubind_state)
     }
 }
 
+/* How cublasCtrsmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_473[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101d9010u;
@@ -20543,10 +23322,17 @@ static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCtrsmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_473, 1, "cublasCtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ctrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCtrsmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20625,6 +23411,11 @@ static void test_cubind_cublas_ztrsm_batched(void **cubind_state)
     }
 }
 
+/* How cublasZtrsmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_475[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101db010u;
@@ -20643,10 +23434,17 @@ static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZtrsmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_475, 1, "cublasZtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ztrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZtrsmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20719,6 +23517,11 @@ static void test_cubind_cublas_sdgmm(void **cubind_state)
     }
 }
 
+/* How cublasSdgmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_477[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_sdgmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101dd010u;
@@ -20734,10 +23537,17 @@ static void test_cubind_cublas_sdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasSdgmm_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_477, 1, "cublasSdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_sdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasSdgmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20807,6 +23617,11 @@ static void test_cubind_cublas_ddgmm(void **cubind_state)
     }
 }
 
+/* How cublasDdgmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_479[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_ddgmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101df010u;
@@ -20822,10 +23637,17 @@ static void test_cubind_cublas_ddgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasDdgmm_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_479, 1, "cublasDdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_ddgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasDdgmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20895,6 +23717,11 @@ static void test_cubind_cublas_cdgmm(void **cubind_state)
     }
 }
 
+/* How cublasCdgmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_481[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_cdgmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101e1010u;
@@ -20910,10 +23737,17 @@ static void test_cubind_cublas_cdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasCdgmm_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_481, 1, "cublasCdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_cdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasCdgmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -20983,6 +23817,11 @@ static void test_cubind_cublas_zdgmm(void **cubind_state)
     }
 }
 
+/* How cublasZdgmm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_483[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_zdgmm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x101e3010u;
@@ -20998,10 +23837,17 @@ static void test_cubind_cublas_zdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasZdgmm_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_483, 1, "cublasZdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_zdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasZdgmm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -22441,6 +25287,11 @@ static void test_cubind_cublas_hsh_gemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasHSHgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_518[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10206010u;
@@ -22459,10 +25310,17 @@ static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHSHgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_518, 1, "cublasHSHgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hsh_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHSHgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -22541,6 +25399,11 @@ static void test_cubind_cublas_hss_gemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasHSSgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_520[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10208010u;
@@ -22559,10 +25422,17 @@ static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHSSgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_520, 1, "cublasHSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hss_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHSSgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -22641,6 +25511,11 @@ static void test_cubind_cublas_tst_gemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasTSTgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_522[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1020a010u;
@@ -22659,10 +25534,17 @@ static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasTSTgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_522, 1, "cublasTSTgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_tst_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasTSTgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -22741,6 +25623,11 @@ static void test_cubind_cublas_tss_gemv_batched(void **cubind_state)
     }
 }
 
+/* How cublasTSSgemvBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_524[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1020c010u;
@@ -22759,10 +25646,17 @@ static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasTSSgemvBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_524, 1, "cublasTSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_tss_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasTSSgemvBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -22847,6 +25741,11 @@ static void test_cubind_cublas_hsh_gemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasHSHgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_526[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1020e010u;
@@ -22868,10 +25767,17 @@ static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHSHgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_526, 1, "cublasHSHgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hsh_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHSHgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -22959,6 +25865,11 @@ static void test_cubind_cublas_hss_gemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasHSSgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_528[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10210010u;
@@ -22980,10 +25891,17 @@ static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHSSgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_528, 1, "cublasHSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHSSgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -23071,6 +25989,11 @@ static void test_cubind_cublas_tst_gemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasTSTgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_530[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10212010u;
@@ -23092,10 +26015,17 @@ static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasTSTgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_530, 1, "cublasTSTgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_tst_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasTSTgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -23183,6 +26113,11 @@ static void test_cubind_cublas_tss_gemv_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasTSSgemvStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_532[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10214010u;
@@ -23204,10 +26139,17 @@ static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasTSSgemvStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_532, 1, "cublasTSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_tss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasTSSgemvStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -23291,6 +26233,11 @@ static void test_cubind_cublas_hgemm(void **cubind_state)
     }
 }
 
+/* How cublasHgemm_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_534[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hgemm_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10216010u;
@@ -23310,10 +26257,17 @@ static void test_cubind_cublas_hgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHgemm_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_534, 1, "cublasHgemm_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHgemm_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -23397,6 +26351,11 @@ static void test_cubind_cublas_hgemm_batched(void **cubind_state)
     }
 }
 
+/* How cublasHgemmBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_536[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x10218010u;
@@ -23417,10 +26376,17 @@ static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHgemmBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_536, 1, "cublasHgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHgemmBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -23511,6 +26477,11 @@ static void test_cubind_cublas_hgemm_strided_batched(void **cubind_state)
     }
 }
 
+/* How cublasHgemmStridedBatched_64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_538[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
 {
     cublasHandle_t handle = (cublasHandle_t)(uintptr_t)0x1021a010u;
@@ -23534,10 +26505,17 @@ static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasHgemmStridedBatched_64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_538, 1, "cublasHgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublas_hgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLAS, "cublasHgemmStridedBatched_64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -24118,5 +27096,9 @@ const size_t cubind_passthrough_cublas_count = 539;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cublas_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 14;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 247;
     return 0;
 }

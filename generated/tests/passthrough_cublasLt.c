@@ -257,16 +257,27 @@ static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_sta
     }
 }
 
+/* How cublasLtDisableCpuInstructionsSetMask is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_9[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind_state)
 {
     unsigned int mask = (unsigned int)0x120240;
     const uintptr_t cubind_expected = 0x5au;
     unsigned int cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtDisableCpuInstructionsSetMask";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "cublasLtDisableCpuInstructionsSetMask", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_disable_cpu_instructions_set_mask(mask);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtDisableCpuInstructionsSetMask", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -851,6 +862,12 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
     }
 }
 
+/* How cublasLtEmulationDescInit_internal is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_27[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_state)
 {
     cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001b010u;
@@ -858,10 +875,17 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtEmulationDescInit_internal";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cublasLtEmulationDescInit_internal", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -879,16 +903,29 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     }
 }
 
+/* How cublasLtEmulationDescCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_28[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
 {
     cublasLtEmulationDesc_t *emulationDesc = (cublasLtEmulationDesc_t *)(uintptr_t)0x1001c010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtEmulationDescCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 2, "cublasLtEmulationDescCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -905,16 +942,29 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     }
 }
 
+/* How cublasLtEmulationDescDestroy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_29[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
 {
     cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001d010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtEmulationDescDestroy";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 2, "cublasLtEmulationDescDestroy", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -931,6 +981,12 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     }
 }
 
+/* How cublasLtEmulationDescSetAttribute is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_30[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_state)
 {
     cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001e010u;
@@ -940,10 +996,17 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtEmulationDescSetAttribute";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 2, "cublasLtEmulationDescSetAttribute", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -963,6 +1026,12 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     }
 }
 
+/* How cublasLtEmulationDescGetAttribute is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_31[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_state)
 {
     cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001f010u;
@@ -973,10 +1042,17 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtEmulationDescGetAttribute";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 2, "cublasLtEmulationDescGetAttribute", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -997,6 +1073,11 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     }
 }
 
+/* How cublasLtMatmulPreferenceInit_internal is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_32[] = {
+    {"11.8", 3, "cublasLtMatmulPreferenceInit_internal"},
+};
+
 static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_state)
 {
     cublasLtMatmulPreference_t pref = (cublasLtMatmulPreference_t)(uintptr_t)0x10020010u;
@@ -1004,10 +1085,17 @@ static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_s
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cublasLtMatmulPreferenceInit_internal";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cublasLtMatmulPreferenceInit_internal", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
+        assert_int_equal(cubind_result, CUBLAS_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1625,5 +1713,9 @@ const size_t cubind_passthrough_cublasLt_count = 50;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cublasLt_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 5;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 7;
     return 0;
 }

@@ -1115,6 +1115,11 @@ static void test_cubind_cufft_get_property(void **cubind_state)
     }
 }
 
+/* How cufftSetPlanPropertyInt64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_32[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
 {
     cufftHandle plan = (cufftHandle)0x120800;
@@ -1123,10 +1128,17 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cufftSetPlanPropertyInt64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cufftSetPlanPropertyInt64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cufft_set_plan_property_int64(plan, property, inputValueInt);
+        assert_int_equal(cubind_result, CUFFT_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUFFT, "cufftSetPlanPropertyInt64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1145,6 +1157,11 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     }
 }
 
+/* How cufftGetPlanPropertyInt64 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_33[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
 {
     cufftHandle plan = (cufftHandle)0x120840;
@@ -1153,10 +1170,17 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cufftGetPlanPropertyInt64";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 1, "cufftGetPlanPropertyInt64", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
+        assert_int_equal(cubind_result, CUFFT_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1175,6 +1199,11 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     }
 }
 
+/* How cufftResetPlanProperty is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_34[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cufft_reset_plan_property(void **cubind_state)
 {
     cufftHandle plan = (cufftHandle)0x120880;
@@ -1182,10 +1211,17 @@ static void test_cubind_cufft_reset_plan_property(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cufftResetPlanProperty";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cufftResetPlanProperty", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cufft_reset_plan_property(plan, property);
+        assert_int_equal(cubind_result, CUFFT_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUFFT, "cufftResetPlanProperty", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1653,6 +1689,12 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
     }
 }
 
+/* How cufftXtSetJITCallback is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_50[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
 {
     cufftHandle plan = (cufftHandle)0x120c80;
@@ -1664,10 +1706,17 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cufftXtSetJITCallback";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_50, 2, "cufftXtSetJITCallback", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+        assert_int_equal(cubind_result, CUFFT_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1951,5 +2000,9 @@ const size_t cubind_passthrough_cufft_count = 56;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cufft_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 1;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 4;
     return 0;
 }

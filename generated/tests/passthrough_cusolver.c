@@ -187,6 +187,11 @@ static void test_cubind_cusolverDn_get_stream(void **cubind_state)
     }
 }
 
+/* How cusolverDnSetDeterministicMode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_6[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10006010u;
@@ -194,10 +199,17 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INTERNAL_ERROR;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnSetDeterministicMode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, "cusolverDnSetDeterministicMode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_set_deterministic_mode(handle, mode);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnSetDeterministicMode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -215,6 +227,11 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
     }
 }
 
+/* How cusolverDnGetDeterministicMode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_7[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10007010u;
@@ -222,10 +239,17 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnGetDeterministicMode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, "cusolverDnGetDeterministicMode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_get_deterministic_mode(handle, mode);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnGetDeterministicMode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -243,6 +267,12 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
     }
 }
 
+/* How cusolverDnSetMathMode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_8[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10008010u;
@@ -250,10 +280,17 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnSetMathMode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 2, "cusolverDnSetMathMode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_set_math_mode(handle, mode);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnSetMathMode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -271,6 +308,12 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     }
 }
 
+/* How cusolverDnGetMathMode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_9[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10009010u;
@@ -278,10 +321,17 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ZERO_PIVOT;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnGetMathMode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 2, "cusolverDnGetMathMode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_get_math_mode(handle, mode);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnGetMathMode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -299,6 +349,12 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     }
 }
 
+/* How cusolverDnSetEmulationStrategy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_10[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x1000a010u;
@@ -306,10 +362,17 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_LICENSE;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnSetEmulationStrategy";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 2, "cusolverDnSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_set_emulation_strategy(handle, strategy);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnSetEmulationStrategy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -327,6 +390,12 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     }
 }
 
+/* How cusolverDnGetEmulationStrategy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_11[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x1000b010u;
@@ -334,10 +403,17 @@ static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnGetEmulationStrategy";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 2, "cusolverDnGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_get_emulation_strategy(handle, strategy);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnGetEmulationStrategy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15785,6 +15861,12 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
     }
 }
 
+/* How cusolverDnXsyevBatched_bufferSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_359[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10167010u;
@@ -15804,10 +15886,17 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_WORKSPACE;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnXsyevBatched_bufferSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 2, "cusolverDnXsyevBatched_bufferSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_xsyev_batched_buffer_size(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevBatched_bufferSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -15837,6 +15926,12 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     }
 }
 
+/* How cusolverDnXsyevBatched is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_360[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10168010u;
@@ -15859,10 +15954,17 @@ static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnXsyevBatched";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 2, "cusolverDnXsyevBatched", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_xsyev_batched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevBatched", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16025,6 +16127,12 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
     }
 }
 
+/* How cusolverDnXgeev_bufferSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_363[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x1016b010u;
@@ -16049,10 +16157,17 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ARCH_MISMATCH;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnXgeev_bufferSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 2, "cusolverDnXgeev_bufferSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_xgeev_buffer_size(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnXgeev_bufferSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16087,6 +16202,12 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     }
 }
 
+/* How cusolverDnXgeev is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_364[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_xgeev(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x1016c010u;
@@ -16114,10 +16235,17 @@ static void test_cubind_cusolverDn_xgeev(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MAPPING_ERROR;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnXgeev";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 2, "cusolverDnXgeev", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_xgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnXgeev", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16571,6 +16699,11 @@ static void test_cubind_cusolverDn_xgesvdr(void **cubind_state)
     }
 }
 
+/* How cusolverDnXlarft_bufferSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_371[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10173010u;
@@ -16593,10 +16726,17 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnXlarft_bufferSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cusolverDnXlarft_bufferSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_xlarft_buffer_size(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnXlarft_bufferSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -16629,6 +16769,11 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
     }
 }
 
+/* How cusolverDnXlarft is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_372[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_cusolverDn_xlarft(void **cubind_state)
 {
     cusolverDnHandle_t handle = (cusolverDnHandle_t)(uintptr_t)0x10174010u;
@@ -16653,10 +16798,17 @@ static void test_cubind_cusolverDn_xlarft(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cusolverDnXlarft";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, "cusolverDnXlarft", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_cusolverDn_xlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+        assert_int_equal(cubind_result, CUSOLVER_STATUS_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_CUSOLVER, "cusolverDnXlarft", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -25334,5 +25486,9 @@ const size_t cubind_passthrough_cusolver_count = 577;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cusolver_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 8;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 12;
     return 0;
 }

@@ -365,6 +365,12 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
     }
 }
 
+/* How cuDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_12[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind_state)
 {
     unsigned int *capabilities = (unsigned int *)(uintptr_t)0x1000c010u;
@@ -374,10 +380,17 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDeviceGetHostAtomicCapabilities";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 2, "cuDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_host_atomic_capabilities(capabilities, operations, count, dev);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDeviceGetHostAtomicCapabilities", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -765,6 +778,12 @@ static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
     }
 }
 
+/* How cuCtxCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_26[] = {
+    {"12.4", 3, "cuCtxCreate_v2"},
+    {"11.8", 3, "cuCtxCreate_v2"},
+};
+
 static void test_cubind_driver_ctx_create(void **cubind_state)
 {
     CUcontext *pctx = (CUcontext *)(uintptr_t)0x1001a010u;
@@ -774,10 +793,17 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxCreate_v4";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cuCtxCreate_v4", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_create(pctx, ctxCreateParams, flags, dev);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -953,6 +979,12 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
     }
 }
 
+/* How cuCtxGetDevice_v2 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_33[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
 {
     CUdevice *device = (CUdevice *)(uintptr_t)0x10021010u;
@@ -960,10 +992,17 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxGetDevice_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 2, "cuCtxGetDevice_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_device_v2(device, ctx);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxGetDevice_v2", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1007,16 +1046,28 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
     }
 }
 
+/* How cuCtxSetFlags is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_35[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_set_flags(void **cubind_state)
 {
     unsigned int flags = (unsigned int)0x1208c0;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxSetFlags";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cuCtxSetFlags", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_set_flags(flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxSetFlags", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1033,6 +1084,11 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     }
 }
 
+/* How cuCtxGetId is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_36[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_get_id(void **cubind_state)
 {
     CUcontext ctx = (CUcontext)(uintptr_t)0x10024010u;
@@ -1040,10 +1096,17 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxGetId";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cuCtxGetId", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_id(ctx, ctxId);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxGetId", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1085,16 +1148,29 @@ static void test_cubind_driver_ctx_synchronize(void **cubind_state)
     }
 }
 
+/* How cuCtxSynchronize_v2 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_38[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
 {
     CUcontext ctx = (CUcontext)(uintptr_t)0x10026010u;
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxSynchronize_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 2, "cuCtxSynchronize_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_synchronize_v2(ctx);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxSynchronize_v2", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1327,6 +1403,12 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
     }
 }
 
+/* How cuCtxRecordEvent is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_47[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_record_event(void **cubind_state)
 {
     CUcontext hCtx = (CUcontext)(uintptr_t)0x1002f010u;
@@ -1334,10 +1416,17 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxRecordEvent";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cuCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_record_event(hCtx, hEvent);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxRecordEvent", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1355,6 +1444,12 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     }
 }
 
+/* How cuCtxWaitEvent is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_48[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_wait_event(void **cubind_state)
 {
     CUcontext hCtx = (CUcontext)(uintptr_t)0x10030010u;
@@ -1362,10 +1457,17 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxWaitEvent";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 2, "cuCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_wait_event(hCtx, hEvent);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxWaitEvent", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1689,6 +1791,11 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
     }
 }
 
+/* How cuModuleGetFunctionCount is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_60[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_module_get_function_count(void **cubind_state)
 {
     unsigned int *count = (unsigned int *)(uintptr_t)0x1003c010u;
@@ -1696,10 +1803,17 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuModuleGetFunctionCount";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_60, 1, "cuModuleGetFunctionCount", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_function_count(count, mod);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuModuleGetFunctionCount", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1717,6 +1831,11 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     }
 }
 
+/* How cuModuleEnumerateFunctions is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_61[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
 {
     CUfunction *functions = (CUfunction *)(uintptr_t)0x1003d010u;
@@ -1725,10 +1844,17 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuModuleEnumerateFunctions";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cuModuleEnumerateFunctions", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_enumerate_functions(functions, numFunctions, mod);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuModuleEnumerateFunctions", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2003,6 +2129,11 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
     }
 }
 
+/* How cuLibraryLoadData is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_70[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_load_data(void **cubind_state)
 {
     CUlibrary *library = (CUlibrary *)(uintptr_t)0x10046010u;
@@ -2016,10 +2147,17 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryLoadData";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_70, 1, "cuLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryLoadData", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2043,6 +2181,11 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     }
 }
 
+/* How cuLibraryLoadFromFile is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_71[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_load_from_file(void **cubind_state)
 {
     CUlibrary *library = (CUlibrary *)(uintptr_t)0x10047010u;
@@ -2056,10 +2199,17 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryLoadFromFile";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cuLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryLoadFromFile", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2083,16 +2233,28 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     }
 }
 
+/* How cuLibraryUnload is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_72[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_unload(void **cubind_state)
 {
     CUlibrary library = (CUlibrary)(uintptr_t)0x10048010u;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryUnload";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_72, 1, "cuLibraryUnload", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_unload(library);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryUnload", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2109,6 +2271,11 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     }
 }
 
+/* How cuLibraryGetKernel is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_73[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_get_kernel(void **cubind_state)
 {
     CUkernel *pKernel = (CUkernel *)(uintptr_t)0x10049010u;
@@ -2117,10 +2284,17 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryGetKernel";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cuLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_kernel(pKernel, library, name);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryGetKernel", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2139,6 +2313,11 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     }
 }
 
+/* How cuLibraryGetKernelCount is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_74[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
 {
     unsigned int *count = (unsigned int *)(uintptr_t)0x1004a010u;
@@ -2146,10 +2325,17 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryGetKernelCount";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 1, "cuLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_kernel_count(count, lib);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryGetKernelCount", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2167,6 +2353,11 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     }
 }
 
+/* How cuLibraryEnumerateKernels is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_75[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
 {
     CUkernel *kernels = (CUkernel *)(uintptr_t)0x1004b010u;
@@ -2175,10 +2366,17 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryEnumerateKernels";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cuLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_enumerate_kernels(kernels, numKernels, lib);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryEnumerateKernels", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2197,6 +2395,11 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     }
 }
 
+/* How cuLibraryGetModule is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_76[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_get_module(void **cubind_state)
 {
     CUmodule *pMod = (CUmodule *)(uintptr_t)0x1004c010u;
@@ -2204,10 +2407,17 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryGetModule";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_76, 1, "cuLibraryGetModule", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_module(pMod, library);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryGetModule", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2225,6 +2435,11 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     }
 }
 
+/* How cuKernelGetFunction is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_77[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_get_function(void **cubind_state)
 {
     CUfunction *pFunc = (CUfunction *)(uintptr_t)0x1004d010u;
@@ -2232,10 +2447,17 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelGetFunction";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cuKernelGetFunction", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_function(pFunc, kernel);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelGetFunction", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2253,6 +2475,12 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     }
 }
 
+/* How cuKernelGetLibrary is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_78[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_get_library(void **cubind_state)
 {
     CUlibrary *pLib = (CUlibrary *)(uintptr_t)0x1004e010u;
@@ -2260,10 +2488,17 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelGetLibrary";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cuKernelGetLibrary", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_library(pLib, kernel);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelGetLibrary", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2281,6 +2516,11 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     }
 }
 
+/* How cuLibraryGetGlobal is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_79[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_get_global(void **cubind_state)
 {
     CUdeviceptr *dptr = (CUdeviceptr *)(uintptr_t)0x1004f010u;
@@ -2290,10 +2530,17 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryGetGlobal";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cuLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_global(dptr, bytes, library, name);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryGetGlobal", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2313,6 +2560,11 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     }
 }
 
+/* How cuLibraryGetManaged is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_80[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_get_managed(void **cubind_state)
 {
     CUdeviceptr *dptr = (CUdeviceptr *)(uintptr_t)0x10050010u;
@@ -2322,10 +2574,17 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryGetManaged";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 1, "cuLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_managed(dptr, bytes, library, name);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryGetManaged", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2345,6 +2604,11 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     }
 }
 
+/* How cuLibraryGetUnifiedFunction is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_81[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_library_get_unified_function(void **cubind_state)
 {
     void **fptr = (void **)(uintptr_t)0x10051010u;
@@ -2353,10 +2617,17 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLibraryGetUnifiedFunction";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cuLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_unified_function(fptr, library, symbol);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLibraryGetUnifiedFunction", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2375,6 +2646,11 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     }
 }
 
+/* How cuKernelGetAttribute is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_82[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
 {
     int *pi = (int *)(uintptr_t)0x10052010u;
@@ -2384,10 +2660,17 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelGetAttribute";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_82, 1, "cuKernelGetAttribute", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_attribute(pi, attrib, kernel, dev);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelGetAttribute", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2407,6 +2690,11 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     }
 }
 
+/* How cuKernelSetAttribute is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_83[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
 {
     CUfunction_attribute attrib = (CUfunction_attribute)64;
@@ -2416,10 +2704,17 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelSetAttribute";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cuKernelSetAttribute", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_set_attribute(attrib, val, kernel, dev);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelSetAttribute", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2439,6 +2734,11 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     }
 }
 
+/* How cuKernelSetCacheConfig is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_84[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
 {
     CUkernel kernel = (CUkernel)(uintptr_t)0x10054010u;
@@ -2447,10 +2747,17 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelSetCacheConfig";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_84, 1, "cuKernelSetCacheConfig", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_set_cache_config(kernel, config, dev);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelSetCacheConfig", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2469,6 +2776,11 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     }
 }
 
+/* How cuKernelGetName is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_85[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_get_name(void **cubind_state)
 {
     const char **name = (const char **)(uintptr_t)0x10055010u;
@@ -2476,10 +2788,17 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelGetName";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cuKernelGetName", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_name(name, hfunc);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelGetName", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2497,6 +2816,11 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     }
 }
 
+/* How cuKernelGetParamInfo is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_86[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
 {
     CUkernel kernel = (CUkernel)(uintptr_t)0x10056010u;
@@ -2506,10 +2830,17 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuKernelGetParamInfo";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_86, 1, "cuKernelGetParamInfo", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_param_info(kernel, paramIndex, paramOffset, paramSize);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuKernelGetParamInfo", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2847,6 +3178,11 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
     }
 }
 
+/* How cuDeviceRegisterAsyncNotification is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_98[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_device_register_async_notification(void **cubind_state)
 {
     CUdevice device = (CUdevice)0x121880;
@@ -2856,10 +3192,17 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDeviceRegisterAsyncNotification";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_98, 1, "cuDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_register_async_notification(device, callbackFunc, userData, callback);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDeviceRegisterAsyncNotification", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2879,6 +3222,11 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     }
 }
 
+/* How cuDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_99[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_device_unregister_async_notification(void **cubind_state)
 {
     CUdevice device = (CUdevice)0x1218c0;
@@ -2886,10 +3234,17 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDeviceUnregisterAsyncNotification";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cuDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_unregister_async_notification(device, callback);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDeviceUnregisterAsyncNotification", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3899,6 +4254,12 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
     }
 }
 
+/* How cuMemcpyBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_133[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
 {
     CUdeviceptr *dsts = (CUdeviceptr *)(uintptr_t)0x10085010u;
@@ -3912,10 +4273,17 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemcpyBatchAsync_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 2, "cuMemcpyBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemcpyBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3939,6 +4307,12 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     }
 }
 
+/* How cuMemcpy3DBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_134[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
 {
     size_t numOps = (size_t)0x123400008600LL;
@@ -3948,10 +4322,17 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemcpy3DBatchAsync_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 2, "cuMemcpy3DBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy3_d_batch_async(numOps, opList, flags, hStream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemcpy3DBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4771,6 +5152,12 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
     }
 }
 
+/* How cuMemBatchDecompressAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_161[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
 {
     CUmemDecompressParams *paramsArray = (CUmemDecompressParams *)(uintptr_t)0x100a1010u;
@@ -4781,10 +5168,17 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemBatchDecompressAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 2, "cuMemBatchDecompressAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_batch_decompress_async(paramsArray, count, flags, errorIndex, stream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemBatchDecompressAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5433,23 +5827,46 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
     }
 }
 
+/* How cuMemPoolCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_183[] = {
+    {"12.4", 2, "cuMemPoolCreate"},
+    {"11.8", 2, "cuMemPoolCreate"},
+};
+
 static void test_cubind_driver_mem_pool_create(void **cubind_state)
 {
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x100b7010u;
-    const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(uintptr_t)0x100b7020u;
+    union {
+        unsigned char bytes[88]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_record_1.bytes;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemPoolCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 2, "cuMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemPoolCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&pool, sizeof pool);
-        cubind_mock_expect_arg(&poolProps, sizeof poolProps);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof poolProps);
+        else
+            cubind_mock_expect_arg(&poolProps, sizeof poolProps);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
@@ -5487,6 +5904,12 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
     }
 }
 
+/* How cuMemGetDefaultMemPool is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_185[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
 {
     CUmemoryPool *pool_out = (CUmemoryPool *)(uintptr_t)0x100b9010u;
@@ -5495,10 +5918,17 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemGetDefaultMemPool";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 2, "cuMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_default_mem_pool(pool_out, location, type);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemGetDefaultMemPool", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5517,6 +5947,12 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     }
 }
 
+/* How cuMemGetMemPool is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_186[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
 {
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x100ba010u;
@@ -5525,10 +5961,17 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemGetMemPool";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 2, "cuMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_mem_pool(pool, location, type);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemGetMemPool", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5547,6 +5990,12 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     }
 }
 
+/* How cuMemSetMemPool is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_187[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
 {
     CUmemLocation *location = (CUmemLocation *)(uintptr_t)0x100bb010u;
@@ -5555,10 +6004,17 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemSetMemPool";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 2, "cuMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_set_mem_pool(location, type, pool);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemSetMemPool", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5731,6 +6187,11 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
     }
 }
 
+/* How cuMulticastCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_193[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_multicast_create(void **cubind_state)
 {
     CUmemGenericAllocationHandle *mcHandle = (CUmemGenericAllocationHandle *)(uintptr_t)0x100c1010u;
@@ -5738,10 +6199,17 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMulticastCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cuMulticastCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_create(mcHandle, prop);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMulticastCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5759,6 +6227,11 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     }
 }
 
+/* How cuMulticastAddDevice is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_194[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_multicast_add_device(void **cubind_state)
 {
     CUmemGenericAllocationHandle mcHandle = (CUmemGenericAllocationHandle)0x12340000c200LL;
@@ -5766,10 +6239,17 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMulticastAddDevice";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 1, "cuMulticastAddDevice", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_add_device(mcHandle, dev);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMulticastAddDevice", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5787,6 +6267,11 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     }
 }
 
+/* How cuMulticastBindMem is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_195[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
 {
     CUmemGenericAllocationHandle mcHandle = (CUmemGenericAllocationHandle)0x12340000c300LL;
@@ -5798,10 +6283,17 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMulticastBindMem";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cuMulticastBindMem", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_bind_mem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMulticastBindMem", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5823,6 +6315,11 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     }
 }
 
+/* How cuMulticastBindAddr is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_196[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
 {
     CUmemGenericAllocationHandle mcHandle = (CUmemGenericAllocationHandle)0x12340000c400LL;
@@ -5833,10 +6330,17 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMulticastBindAddr";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 1, "cuMulticastBindAddr", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_bind_addr(mcHandle, mcOffset, memptr, size, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMulticastBindAddr", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5857,6 +6361,11 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     }
 }
 
+/* How cuMulticastUnbind is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_197[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_multicast_unbind(void **cubind_state)
 {
     CUmemGenericAllocationHandle mcHandle = (CUmemGenericAllocationHandle)0x12340000c500LL;
@@ -5866,10 +6375,17 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMulticastUnbind";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cuMulticastUnbind", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_unbind(mcHandle, dev, mcOffset, size);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMulticastUnbind", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5889,6 +6405,11 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     }
 }
 
+/* How cuMulticastGetGranularity is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_198[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
 {
     size_t *granularity = (size_t *)(uintptr_t)0x100c6010u;
@@ -5897,10 +6418,17 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMulticastGetGranularity";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_198, 1, "cuMulticastGetGranularity", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_get_granularity(granularity, prop, option);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMulticastGetGranularity", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5949,6 +6477,11 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
     }
 }
 
+/* How cuMemPrefetchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_200[] = {
+    {"11.8", 3, "cuMemPrefetchAsync"},
+};
+
 static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
 {
     CUdeviceptr devPtr = (CUdeviceptr)0x12340000c800LL;
@@ -5959,10 +6492,17 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemPrefetchAsync_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_200, 1, "cuMemPrefetchAsync_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_prefetch_async(devPtr, count, location, flags, hStream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", cubind_calls_before);
+        return;
+    }
     memset(&location, 67, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
@@ -5984,6 +6524,11 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     }
 }
 
+/* How cuMemAdvise is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_201[] = {
+    {"11.8", 3, "cuMemAdvise"},
+};
+
 static void test_cubind_driver_mem_advise(void **cubind_state)
 {
     CUdeviceptr devPtr = (CUdeviceptr)0x12340000c900LL;
@@ -5993,10 +6538,17 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemAdvise_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cuMemAdvise_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_advise(devPtr, count, advice, location);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemAdvise", cubind_calls_before);
+        return;
+    }
     memset(&location, 68, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
@@ -6017,6 +6569,12 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     }
 }
 
+/* How cuMemPrefetchBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_202[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
 {
     CUdeviceptr *dptrs = (CUdeviceptr *)(uintptr_t)0x100ca010u;
@@ -6030,10 +6588,17 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemPrefetchBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 2, "cuMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemPrefetchBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6057,6 +6622,12 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     }
 }
 
+/* How cuMemDiscardBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_203[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
 {
     CUdeviceptr *dptrs = (CUdeviceptr *)(uintptr_t)0x100cb010u;
@@ -6067,10 +6638,17 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemDiscardBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 2, "cuMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_discard_batch_async(dptrs, sizes, count, flags, hStream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemDiscardBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6091,6 +6669,12 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     }
 }
 
+/* How cuMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_204[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubind_state)
 {
     CUdeviceptr *dptrs = (CUdeviceptr *)(uintptr_t)0x100cc010u;
@@ -6104,10 +6688,17 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuMemDiscardAndPrefetchBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 2, "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemDiscardAndPrefetchBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6349,6 +6940,12 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
     }
 }
 
+/* How cuStreamGetDevice is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_212[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_stream_get_device(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d4010u;
@@ -6356,10 +6953,17 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamGetDevice";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 2, "cuStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_device(hStream, device);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamGetDevice", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6405,6 +7009,11 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
     }
 }
 
+/* How cuStreamGetId is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_214[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_stream_get_id(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d6010u;
@@ -6412,10 +7021,17 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamGetId";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_214, 1, "cuStreamGetId", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_id(hStream, streamId);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamGetId", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6461,6 +7077,12 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
     }
 }
 
+/* How cuStreamGetCtx_v2 is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_216[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d8010u;
@@ -6469,10 +7091,17 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamGetCtx_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_216, 2, "cuStreamGetCtx_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_ctx_v2(hStream, pCtx, pGreenCtx);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamGetCtx_v2", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6581,6 +7210,11 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
     }
 }
 
+/* How cuStreamBeginCaptureToGraph is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_220[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100dc010u;
@@ -6592,10 +7226,17 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamBeginCaptureToGraph";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_220, 1, "cuStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamBeginCaptureToGraph", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6699,6 +7340,11 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
     }
 }
 
+/* How cuStreamGetCaptureInfo is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_224[] = {
+    {"11.8", 3, "cuStreamGetCaptureInfo"},
+};
+
 static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100e0010u;
@@ -6711,10 +7357,17 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamGetCaptureInfo_v3";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, "cuStreamGetCaptureInfo_v3", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamGetCaptureInfo", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6737,6 +7390,11 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     }
 }
 
+/* How cuStreamUpdateCaptureDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_225[] = {
+    {"11.8", 3, "cuStreamUpdateCaptureDependencies"},
+};
+
 static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100e1010u;
@@ -6747,10 +7405,17 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamUpdateCaptureDependencies_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cuStreamUpdateCaptureDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_update_capture_dependencies(hStream, dependencies, dependencyData, numDependencies, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamUpdateCaptureDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7133,6 +7798,12 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
     }
 }
 
+/* How cuEventElapsedTime is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_239[] = {
+    {"12.4", 1, "cuEventElapsedTime"},
+    {"11.8", 1, "cuEventElapsedTime"},
+};
+
 static void test_cubind_driver_event_elapsed_time(void **cubind_state)
 {
     float *pMilliseconds = (float *)(uintptr_t)0x100ef010u;
@@ -7141,10 +7812,17 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuEventElapsedTime_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 2, "cuEventElapsedTime_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_elapsed_time(pMilliseconds, hStart, hEnd);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuEventElapsedTime", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7671,6 +8349,11 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
     }
 }
 
+/* How cuFuncGetName is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_257[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_func_get_name(void **cubind_state)
 {
     const char **name = (const char **)(uintptr_t)0x10101010u;
@@ -7678,10 +8361,17 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuFuncGetName";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cuFuncGetName", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_get_name(name, hfunc);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuFuncGetName", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7699,6 +8389,11 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     }
 }
 
+/* How cuFuncGetParamInfo is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_258[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_func_get_param_info(void **cubind_state)
 {
     CUfunction func = (CUfunction)(uintptr_t)0x10102010u;
@@ -7708,10 +8403,17 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuFuncGetParamInfo";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 1, "cuFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_get_param_info(func, paramIndex, paramOffset, paramSize);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuFuncGetParamInfo", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7731,6 +8433,11 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     }
 }
 
+/* How cuFuncIsLoaded is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_259[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_func_is_loaded(void **cubind_state)
 {
     CUfunctionLoadingState *state = (CUfunctionLoadingState *)(uintptr_t)0x10103010u;
@@ -7738,10 +8445,17 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuFuncIsLoaded";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cuFuncIsLoaded", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_is_loaded(state, function);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuFuncIsLoaded", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7759,16 +8473,28 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     }
 }
 
+/* How cuFuncLoad is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_260[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_func_load(void **cubind_state)
 {
     CUfunction function = (CUfunction)(uintptr_t)0x10104010u;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuFuncLoad";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 1, "cuFuncLoad", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_load(function);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuFuncLoad", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8321,6 +9047,11 @@ static void test_cubind_driver_graph_create(void **cubind_state)
     }
 }
 
+/* How cuGraphAddKernelNode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_278[] = {
+    {"11.8", 3, "cuGraphAddKernelNode"},
+};
+
 static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
 {
     CUgraphNode *phGraphNode = (CUgraphNode *)(uintptr_t)0x10116010u;
@@ -8331,10 +9062,17 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphAddKernelNode_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_278, 1, "cuGraphAddKernelNode_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8355,6 +9093,11 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     }
 }
 
+/* How cuGraphKernelNodeGetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_279[] = {
+    {"11.8", 3, "cuGraphKernelNodeGetParams"},
+};
+
 static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10117010u;
@@ -8362,10 +9105,17 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphKernelNodeGetParams_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cuGraphKernelNodeGetParams_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_get_params(hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8383,6 +9133,11 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     }
 }
 
+/* How cuGraphKernelNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_280[] = {
+    {"11.8", 3, "cuGraphKernelNodeSetParams"},
+};
+
 static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10118010u;
@@ -8390,10 +9145,17 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphKernelNodeSetParams_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cuGraphKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9139,6 +9901,11 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
     }
 }
 
+/* How cuGraphAddBatchMemOpNode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_305[] = {
+    {"11.8", 3, "cuGraphAddBatchMemOpNode"},
+};
+
 static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
 {
     CUgraphNode *phGraphNode = (CUgraphNode *)(uintptr_t)0x10131010u;
@@ -9149,10 +9916,17 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphAddBatchMemOpNode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cuGraphAddBatchMemOpNode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_batch_mem_op_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphAddBatchMemOpNode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9173,6 +9947,11 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     }
 }
 
+/* How cuGraphBatchMemOpNodeGetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_306[] = {
+    {"11.8", 3, "cuGraphBatchMemOpNodeGetParams"},
+};
+
 static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10132010u;
@@ -9180,10 +9959,17 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphBatchMemOpNodeGetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 1, "cuGraphBatchMemOpNodeGetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_batch_mem_op_node_get_params(hNode, nodeParams_out);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeGetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9201,6 +9987,11 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     }
 }
 
+/* How cuGraphBatchMemOpNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_307[] = {
+    {"11.8", 3, "cuGraphBatchMemOpNodeSetParams"},
+};
+
 static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10133010u;
@@ -9208,10 +9999,17 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphBatchMemOpNodeSetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cuGraphBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_batch_mem_op_node_set_params(hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9229,6 +10027,11 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     }
 }
 
+/* How cuGraphExecBatchMemOpNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_308[] = {
+    {"11.8", 3, "cuGraphExecBatchMemOpNodeSetParams"},
+};
+
 static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10134010u;
@@ -9237,10 +10040,17 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphExecBatchMemOpNodeSetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_308, 1, "cuGraphExecBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_batch_mem_op_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphExecBatchMemOpNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9259,6 +10069,12 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     }
 }
 
+/* How cuGraphAddMemAllocNode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_309[] = {
+    {"12.4", 3, "cuGraphAddMemAllocNode"},
+    {"11.8", 3, "cuGraphAddMemAllocNode"},
+};
+
 static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
 {
     CUgraphNode *phGraphNode = (CUgraphNode *)(uintptr_t)0x10135010u;
@@ -9269,10 +10085,17 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphAddMemAllocNode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 2, "cuGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9293,6 +10116,12 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     }
 }
 
+/* How cuGraphMemAllocNodeGetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_310[] = {
+    {"12.4", 3, "cuGraphMemAllocNodeGetParams"},
+    {"11.8", 3, "cuGraphMemAllocNodeGetParams"},
+};
+
 static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10136010u;
@@ -9300,10 +10129,17 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphMemAllocNodeGetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 2, "cuGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_mem_alloc_node_get_params(hNode, params_out);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphMemAllocNodeGetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9615,6 +10451,11 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
     }
 }
 
+/* How cuGraphGetEdges is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_321[] = {
+    {"11.8", 3, "cuGraphGetEdges"},
+};
+
 static void test_cubind_driver_graph_get_edges(void **cubind_state)
 {
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10141010u;
@@ -9625,10 +10466,17 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphGetEdges_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cuGraphGetEdges_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_get_edges(hGraph, from, to, edgeData, numEdges);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphGetEdges", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9649,6 +10497,11 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     }
 }
 
+/* How cuGraphNodeGetDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_322[] = {
+    {"11.8", 3, "cuGraphNodeGetDependencies"},
+};
+
 static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10142010u;
@@ -9658,10 +10511,17 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphNodeGetDependencies_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_322, 1, "cuGraphNodeGetDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_get_dependencies(hNode, dependencies, edgeData, numDependencies);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9681,6 +10541,11 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     }
 }
 
+/* How cuGraphNodeGetDependentNodes is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_323[] = {
+    {"11.8", 3, "cuGraphNodeGetDependentNodes"},
+};
+
 static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10143010u;
@@ -9690,10 +10555,17 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphNodeGetDependentNodes_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cuGraphNodeGetDependentNodes_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_get_dependent_nodes(hNode, dependentNodes, edgeData, numDependentNodes);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependentNodes", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9713,6 +10585,11 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     }
 }
 
+/* How cuGraphAddDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_324[] = {
+    {"11.8", 3, "cuGraphAddDependencies"},
+};
+
 static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
 {
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10144010u;
@@ -9723,10 +10600,17 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphAddDependencies_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_324, 1, "cuGraphAddDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_dependencies(hGraph, from, to, edgeData, numDependencies);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphAddDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9747,6 +10631,11 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     }
 }
 
+/* How cuGraphRemoveDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_325[] = {
+    {"11.8", 3, "cuGraphRemoveDependencies"},
+};
+
 static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
 {
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10145010u;
@@ -9757,10 +10646,17 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphRemoveDependencies_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cuGraphRemoveDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_remove_dependencies(hGraph, from, to, edgeData, numDependencies);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphRemoveDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9837,6 +10733,11 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
     }
 }
 
+/* How cuGraphInstantiateWithParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_328[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state)
 {
     CUgraphExec *phGraphExec = (CUgraphExec *)(uintptr_t)0x10148010u;
@@ -9845,10 +10746,17 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphInstantiateWithParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, "cuGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_instantiate_with_params(phGraphExec, hGraph, instantiateParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphInstantiateWithParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9867,6 +10775,11 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     }
 }
 
+/* How cuGraphExecGetFlags is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_329[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10149010u;
@@ -9874,10 +10787,17 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphExecGetFlags";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cuGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_get_flags(hGraphExec, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphExecGetFlags", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9895,6 +10815,11 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     }
 }
 
+/* How cuGraphExecKernelNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_330[] = {
+    {"11.8", 3, "cuGraphExecKernelNodeSetParams"},
+};
+
 static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x1014a010u;
@@ -9903,10 +10828,17 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphExecKernelNodeSetParams_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, "cuGraphExecKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10337,6 +11269,11 @@ static void test_cubind_driver_graph_destroy(void **cubind_state)
     }
 }
 
+/* How cuGraphExecUpdate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_345[] = {
+    {"11.8", 3, "cuGraphExecUpdate"},
+};
+
 static void test_cubind_driver_graph_exec_update(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10159010u;
@@ -10345,10 +11282,17 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphExecUpdate_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cuGraphExecUpdate_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_update(hGraphExec, hGraph, resultInfo);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphExecUpdate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10637,6 +11581,12 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
     }
 }
 
+/* How cuGraphAddNode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_355[] = {
+    {"12.4", 3, "cuGraphAddNode"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_graph_add_node(void **cubind_state)
 {
     CUgraphNode *phGraphNode = (CUgraphNode *)(uintptr_t)0x10163010u;
@@ -10648,10 +11598,17 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphAddNode_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 2, "cuGraphAddNode_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphAddNode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10673,6 +11630,12 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     }
 }
 
+/* How cuGraphNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_356[] = {
+    {"12.4", 3, "cuGraphNodeSetParams"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_graph_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10164010u;
@@ -10680,10 +11643,17 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphNodeSetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 2, "cuGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10701,6 +11671,12 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     }
 }
 
+/* How cuGraphExecNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_357[] = {
+    {"12.4", 3, "cuGraphExecNodeSetParams"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10165010u;
@@ -10709,10 +11685,17 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphExecNodeSetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 2, "cuGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -10731,6 +11714,11 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     }
 }
 
+/* How cuGraphConditionalHandleCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_358[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_graph_conditional_handle_create(void **cubind_state)
 {
     CUgraphConditionalHandle *pHandle_out = (CUgraphConditionalHandle *)(uintptr_t)0x10166010u;
@@ -10741,10 +11729,17 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGraphConditionalHandleCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, "cuGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_conditional_handle_create(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGraphConditionalHandleCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12055,6 +13050,11 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
     }
 }
 
+/* How cuTensorMapEncodeTiled is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_403[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
 {
     CUtensorMap *tensorMap = (CUtensorMap *)(uintptr_t)0x10193010u;
@@ -12072,10 +13072,17 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuTensorMapEncodeTiled";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cuTensorMapEncodeTiled", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_encode_tiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuTensorMapEncodeTiled", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12103,6 +13110,11 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     }
 }
 
+/* How cuTensorMapEncodeIm2col is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_404[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
 {
     CUtensorMap *tensorMap = (CUtensorMap *)(uintptr_t)0x10194010u;
@@ -12123,10 +13135,17 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuTensorMapEncodeIm2col";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_404, 1, "cuTensorMapEncodeIm2col", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_encode_im2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2col", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12157,6 +13176,12 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     }
 }
 
+/* How cuTensorMapEncodeIm2colWide is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_405[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state)
 {
     CUtensorMap *tensorMap = (CUtensorMap *)(uintptr_t)0x10195010u;
@@ -12178,10 +13203,17 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuTensorMapEncodeIm2colWide";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 2, "cuTensorMapEncodeIm2colWide", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_encode_im2col_wide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2colWide", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12213,6 +13245,11 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     }
 }
 
+/* How cuTensorMapReplaceAddress is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_406[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
 {
     CUtensorMap *tensorMap = (CUtensorMap *)(uintptr_t)0x10196010u;
@@ -12220,10 +13257,17 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuTensorMapReplaceAddress";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_406, 1, "cuTensorMapReplaceAddress", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_replace_address(tensorMap, globalAddress);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuTensorMapReplaceAddress", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12357,6 +13401,12 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
     }
 }
 
+/* How cuDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_411[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_state)
 {
     unsigned int *capabilities = (unsigned int *)(uintptr_t)0x1019b010u;
@@ -12367,10 +13417,17 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDeviceGetP2PAtomicCapabilities";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 2, "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAtomicCapabilities", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12595,6 +13652,11 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
     }
 }
 
+/* How cuGetProcAddress is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_419[] = {
+    {"11.8", 3, "cuGetProcAddress"},
+};
+
 static void test_cubind_driver_get_proc_address(void **cubind_state)
 {
     const char *symbol = (const char *)(uintptr_t)0x101a3010u;
@@ -12605,10 +13667,17 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGetProcAddress_v2";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cuGetProcAddress_v2", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGetProcAddress", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12629,6 +13698,11 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     }
 }
 
+/* How cuCoredumpGetAttribute is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_420[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
 {
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
@@ -12637,10 +13711,17 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCoredumpGetAttribute";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_420, 1, "cuCoredumpGetAttribute", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_get_attribute(attrib, value, size);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCoredumpGetAttribute", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12659,6 +13740,11 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     }
 }
 
+/* How cuCoredumpGetAttributeGlobal is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_421[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state)
 {
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
@@ -12667,10 +13753,17 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCoredumpGetAttributeGlobal";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cuCoredumpGetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_get_attribute_global(attrib, value, size);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCoredumpGetAttributeGlobal", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12689,6 +13782,11 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     }
 }
 
+/* How cuCoredumpSetAttribute is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_422[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
 {
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
@@ -12697,10 +13795,17 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCoredumpSetAttribute";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_422, 1, "cuCoredumpSetAttribute", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_set_attribute(attrib, value, size);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCoredumpSetAttribute", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12719,6 +13824,11 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     }
 }
 
+/* How cuCoredumpSetAttributeGlobal is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_423[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state)
 {
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
@@ -12727,10 +13837,17 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCoredumpSetAttributeGlobal";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cuCoredumpSetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_set_attribute_global(attrib, value, size);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCoredumpSetAttributeGlobal", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12777,6 +13894,11 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_425[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_create(void **cubind_state)
 {
     CUgreenCtx *phCtx = (CUgreenCtx *)(uintptr_t)0x101a9010u;
@@ -12786,10 +13908,17 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cuGreenCtxCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_create(phCtx, desc, dev, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12809,16 +13938,28 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxDestroy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_426[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101aa010u;
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxDestroy";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_426, 1, "cuGreenCtxDestroy", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_destroy(hCtx);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxDestroy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12835,6 +13976,11 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     }
 }
 
+/* How cuCtxFromGreenCtx is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_427[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
 {
     CUcontext *pContext = (CUcontext *)(uintptr_t)0x101ab010u;
@@ -12842,10 +13988,17 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxFromGreenCtx";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cuCtxFromGreenCtx", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_from_green_ctx(pContext, hCtx);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxFromGreenCtx", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12863,6 +14016,12 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     }
 }
 
+/* How cuDeviceGetDevResource is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_428[] = {
+    {"12.4", 3, "cuDeviceGetDevResource"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
 {
     CUdevice device = (CUdevice)0x126b00;
@@ -12871,10 +14030,17 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDeviceGetDevResource";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 2, "cuDeviceGetDevResource", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_dev_resource(device, resource, type);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDeviceGetDevResource", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12893,6 +14059,12 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     }
 }
 
+/* How cuCtxGetDevResource is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_429[] = {
+    {"12.4", 3, "cuCtxGetDevResource"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
 {
     CUcontext hCtx = (CUcontext)(uintptr_t)0x101ad010u;
@@ -12901,10 +14073,17 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCtxGetDevResource";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 2, "cuCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_dev_resource(hCtx, resource, type);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCtxGetDevResource", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12923,6 +14102,12 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxGetDevResource is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_430[] = {
+    {"12.4", 3, "cuGreenCtxGetDevResource"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101ae010u;
@@ -12931,10 +14116,17 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxGetDevResource";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 2, "cuGreenCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_get_dev_resource(hCtx, resource, type);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxGetDevResource", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12953,6 +14145,12 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     }
 }
 
+/* How cuDevSmResourceSplitByCount is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_431[] = {
+    {"12.4", 3, "cuDevSmResourceSplitByCount"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_state)
 {
     CUdevResource *result = (CUdevResource *)(uintptr_t)0x101af010u;
@@ -12964,10 +14162,17 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDevSmResourceSplitByCount";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 2, "cuDevSmResourceSplitByCount", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_dev_sm_resource_split_by_count(result, nbGroups, input, remaining, useFlags, minCount);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDevSmResourceSplitByCount", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -12989,6 +14194,12 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     }
 }
 
+/* How cuDevResourceGenerateDesc is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_432[] = {
+    {"12.4", 3, "cuDevResourceGenerateDesc"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
 {
     CUdevResourceDesc *phDesc = (CUdevResourceDesc *)(uintptr_t)0x101b0010u;
@@ -12997,10 +14208,17 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuDevResourceGenerateDesc";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 2, "cuDevResourceGenerateDesc", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_dev_resource_generate_desc(phDesc, resources, nbResources);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuDevResourceGenerateDesc", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13019,6 +14237,11 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxRecordEvent is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_433[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101b1010u;
@@ -13026,10 +14249,17 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxRecordEvent";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cuGreenCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_record_event(hCtx, hEvent);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxRecordEvent", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13047,6 +14277,11 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxWaitEvent is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_434[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101b2010u;
@@ -13054,10 +14289,17 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxWaitEvent";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, "cuGreenCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_wait_event(hCtx, hEvent);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxWaitEvent", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13075,6 +14317,11 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     }
 }
 
+/* How cuStreamGetGreenCtx is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_435[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x101b3010u;
@@ -13082,10 +14329,17 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuStreamGetGreenCtx";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cuStreamGetGreenCtx", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_green_ctx(hStream, phCtx);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuStreamGetGreenCtx", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13103,6 +14357,12 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxStreamCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_436[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
 {
     CUstream *phStream = (CUstream *)(uintptr_t)0x101b4010u;
@@ -13112,10 +14372,17 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxStreamCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_436, 2, "cuGreenCtxStreamCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_stream_create(phStream, greenCtx, flags, priority);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxStreamCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13135,6 +14402,12 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     }
 }
 
+/* How cuGreenCtxGetId is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_437[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
 {
     CUgreenCtx greenCtx = (CUgreenCtx)(uintptr_t)0x101b5010u;
@@ -13142,10 +14415,17 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuGreenCtxGetId";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 2, "cuGreenCtxGetId", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_get_id(greenCtx, greenCtxId);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuGreenCtxGetId", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13163,6 +14443,12 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     }
 }
 
+/* How cuLogsRegisterCallback is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_438[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_logs_register_callback(void **cubind_state)
 {
     CUlogsCallback callbackFunc = (CUlogsCallback)(uintptr_t)0x101b6010u;
@@ -13171,10 +14457,17 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLogsRegisterCallback";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 2, "cuLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_register_callback(callbackFunc, userData, callback_out);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLogsRegisterCallback", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13193,16 +14486,29 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     }
 }
 
+/* How cuLogsUnregisterCallback is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_439[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
 {
     CUlogsCallbackHandle callback = (CUlogsCallbackHandle)(uintptr_t)0x101b7010u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLogsUnregisterCallback";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 2, "cuLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_unregister_callback(callback);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLogsUnregisterCallback", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13219,6 +14525,12 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     }
 }
 
+/* How cuLogsCurrent is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_440[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_logs_current(void **cubind_state)
 {
     CUlogIterator *iterator_out = (CUlogIterator *)(uintptr_t)0x101b8010u;
@@ -13226,10 +14538,17 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLogsCurrent";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 2, "cuLogsCurrent", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_current(iterator_out, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLogsCurrent", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13247,6 +14566,12 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     }
 }
 
+/* How cuLogsDumpToFile is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_441[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
 {
     CUlogIterator *iterator = (CUlogIterator *)(uintptr_t)0x101b9010u;
@@ -13255,10 +14580,17 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLogsDumpToFile";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 2, "cuLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_dump_to_file(iterator, pathToFile, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLogsDumpToFile", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13277,6 +14609,12 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     }
 }
 
+/* How cuLogsDumpToMemory is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_442[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
 {
     CUlogIterator *iterator = (CUlogIterator *)(uintptr_t)0x101ba010u;
@@ -13286,10 +14624,17 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuLogsDumpToMemory";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 2, "cuLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_dump_to_memory(iterator, buffer, size, flags);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuLogsDumpToMemory", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13309,6 +14654,12 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     }
 }
 
+/* How cuCheckpointProcessGetRestoreThreadId is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_443[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **cubind_state)
 {
     int pid = (int)0x126ec0;
@@ -13316,10 +14667,17 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCheckpointProcessGetRestoreThreadId";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 2, "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_get_restore_thread_id(pid, tid);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetRestoreThreadId", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13337,6 +14695,12 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     }
 }
 
+/* How cuCheckpointProcessGetState is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_444[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
 {
     int pid = (int)0x126f00;
@@ -13344,10 +14708,17 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCheckpointProcessGetState";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 2, "cuCheckpointProcessGetState", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_get_state(pid, state);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetState", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13365,6 +14736,12 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     }
 }
 
+/* How cuCheckpointProcessLock is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_445[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
 {
     int pid = (int)0x126f40;
@@ -13372,10 +14749,17 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCheckpointProcessLock";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 2, "cuCheckpointProcessLock", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_lock(pid, args);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCheckpointProcessLock", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13393,6 +14777,12 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     }
 }
 
+/* How cuCheckpointProcessCheckpoint is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_446[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state)
 {
     int pid = (int)0x126f80;
@@ -13400,10 +14790,17 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCheckpointProcessCheckpoint";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 2, "cuCheckpointProcessCheckpoint", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_checkpoint(pid, args);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCheckpointProcessCheckpoint", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13421,6 +14818,12 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     }
 }
 
+/* How cuCheckpointProcessRestore is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_447[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
 {
     int pid = (int)0x126fc0;
@@ -13428,10 +14831,17 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCheckpointProcessRestore";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 2, "cuCheckpointProcessRestore", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_restore(pid, args);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCheckpointProcessRestore", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13449,6 +14859,12 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     }
 }
 
+/* How cuCheckpointProcessUnlock is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_448[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
 {
     int pid = (int)0x127000;
@@ -13456,10 +14872,17 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cuCheckpointProcessUnlock";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 2, "cuCheckpointProcessUnlock", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_unlock(pid, args);
+        assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+        cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuCheckpointProcessUnlock", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -13934,5 +15357,9 @@ const size_t cubind_passthrough_driver_count = 449;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_driver_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 43;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 112;
     return 0;
 }

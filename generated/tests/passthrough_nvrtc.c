@@ -335,6 +335,11 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
     }
 }
 
+/* How nvrtcGetLTOIRSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_11[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000b010u;
@@ -342,10 +347,17 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_TIME_FILE_WRITE_FAILED;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetLTOIRSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, "nvrtcGetLTOIRSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_ltoir_size(prog, LTOIRSizeRet);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetLTOIRSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -363,6 +375,11 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     }
 }
 
+/* How nvrtcGetLTOIR is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_12[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000c010u;
@@ -370,10 +387,17 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetLTOIR";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, "nvrtcGetLTOIR", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_ltoir(prog, LTOIR);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetLTOIR", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -391,6 +415,11 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     }
 }
 
+/* How nvrtcGetOptiXIRSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_13[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000d010u;
@@ -398,10 +427,17 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetOptiXIRSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_13, 1, "nvrtcGetOptiXIRSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_opti_xir_size(prog, optixirSizeRet);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIRSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -419,6 +455,11 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     }
 }
 
+/* How nvrtcGetOptiXIR is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_14[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000e010u;
@@ -426,10 +467,17 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetOptiXIR";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_14, 1, "nvrtcGetOptiXIR", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_opti_xir(prog, optixir);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIR", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -561,16 +609,29 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
     }
 }
 
+/* How nvrtcGetPCHHeapSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_19[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
 {
     size_t *ret = (size_t *)(uintptr_t)0x10013010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_INPUT;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetPCHHeapSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 2, "nvrtcGetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_pch_heap_size(ret);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -587,16 +648,29 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     }
 }
 
+/* How nvrtcSetPCHHeapSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_20[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
 {
     size_t size = (size_t)0x123400001400LL;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcSetPCHHeapSize";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 2, "nvrtcSetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_set_pch_heap_size(size);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcSetPCHHeapSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -613,16 +687,29 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     }
 }
 
+/* How nvrtcGetPCHCreateStatus is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_21[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10015010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetPCHCreateStatus";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 2, "nvrtcGetPCHCreateStatus", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_pch_create_status(prog);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetPCHCreateStatus", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -639,6 +726,12 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     }
 }
 
+/* How nvrtcGetPCHHeapSizeRequired is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_22[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10016010u;
@@ -646,10 +739,17 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcGetPCHHeapSizeRequired";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 2, "nvrtcGetPCHHeapSizeRequired", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_pch_heap_size_required(prog, size);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSizeRequired", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -667,6 +767,12 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     }
 }
 
+/* How nvrtcSetFlowCallback is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_23[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10017010u;
@@ -675,10 +781,17 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "nvrtcSetFlowCallback";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 2, "nvrtcSetFlowCallback", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_set_flow_callback(prog, callback, payload);
+        assert_int_equal(cubind_result, NVRTC_ERROR_INTERNAL_ERROR);
+        cubind_test_assert_not_called(CUBIND_LIB_NVRTC, "nvrtcSetFlowCallback", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -729,5 +842,9 @@ const size_t cubind_passthrough_nvrtc_count = 24;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_nvrtc_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 5;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 9;
     return 0;
 }

@@ -467,6 +467,11 @@ static void test_cubind_runtime_device_flush_gpu_direct_rdma_writes(void **cubin
     }
 }
 
+/* How cudaDeviceRegisterAsyncNotification is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_16[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_device_register_async_notification(void **cubind_state)
 {
     int device = (int)0x120400;
@@ -476,10 +481,17 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
     const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaDeviceRegisterAsyncNotification";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 1, "cudaDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_register_async_notification(device, callbackFunc, userData, callback);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaDeviceRegisterAsyncNotification", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -499,6 +511,11 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
     }
 }
 
+/* How cudaDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_17[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_device_unregister_async_notification(void **cubind_state)
 {
     int device = (int)0x120440;
@@ -506,10 +523,17 @@ static void test_cubind_runtime_device_unregister_async_notification(void **cubi
     const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaDeviceUnregisterAsyncNotification";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 1, "cudaDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_unregister_async_notification(device, callback);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaDeviceUnregisterAsyncNotification", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -705,22 +729,45 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
     }
 }
 
+/* How cudaGetDeviceProperties is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_25[] = {
+    {"12.4", 2, "cudaGetDeviceProperties_v2"},
+    {"11.8", 2, "cudaGetDeviceProperties"},
+};
+
 static void test_cubind_runtime_get_device_properties(void **cubind_state)
 {
-    struct cudaDeviceProp *prop = (struct cudaDeviceProp *)(uintptr_t)0x10019010u;
+    union {
+        unsigned char bytes[1008]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaDeviceProp *prop = (struct cudaDeviceProp *)(void *)cubind_record_0.bytes;
     int device = (int)0x120641;
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetDeviceProperties";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 2, "cudaGetDeviceProperties", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_device_properties(prop, device);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetDeviceProperties", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&prop, sizeof prop);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof prop);
+        else
+            cubind_mock_expect_arg(&prop, sizeof prop);
         cubind_mock_expect_arg(&device, sizeof device);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -763,6 +810,12 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
     }
 }
 
+/* How cudaDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_27[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubind_state)
 {
     unsigned int *capabilities = (unsigned int *)(uintptr_t)0x1001b010u;
@@ -772,10 +825,17 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaDeviceGetHostAtomicCapabilities";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cudaDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_host_atomic_capabilities(capabilities, operations, count, device);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaDeviceGetHostAtomicCapabilities", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -941,6 +1001,12 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
     }
 }
 
+/* How cudaDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_33[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind_state)
 {
     unsigned int *capabilities = (unsigned int *)(uintptr_t)0x10021010u;
@@ -951,10 +1017,17 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaDeviceGetP2PAtomicCapabilities";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 2, "cudaDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -975,23 +1048,46 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     }
 }
 
+/* How cudaChooseDevice is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_34[] = {
+    {"12.4", 2, "cudaChooseDevice"},
+    {"11.8", 2, "cudaChooseDevice"},
+};
+
 static void test_cubind_runtime_choose_device(void **cubind_state)
 {
     int *device = (int *)(uintptr_t)0x10022010u;
-    const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(uintptr_t)0x10022020u;
+    union {
+        unsigned char bytes[1008]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_record_1.bytes;
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaChooseDevice";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 2, "cudaChooseDevice", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_choose_device(device, prop);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaChooseDevice", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&device, sizeof device);
-        cubind_mock_expect_arg(&prop, sizeof prop);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof prop);
+        else
+            cubind_mock_expect_arg(&prop, sizeof prop);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_choose_device(device, prop);
@@ -1003,6 +1099,11 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
     }
 }
 
+/* How cudaInitDevice is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_35[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_init_device(void **cubind_state)
 {
     int device = (int)0x1208c0;
@@ -1011,10 +1112,17 @@ static void test_cubind_runtime_init_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaInitDevice";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cudaInitDevice", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_init_device(device, deviceFlags, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaInitDevice", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1305,6 +1413,11 @@ static void test_cubind_runtime_stream_get_flags(void **cubind_state)
     }
 }
 
+/* How cudaStreamGetId is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_46[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_stream_get_id(void **cubind_state)
 {
     cudaStream_t hStream = (cudaStream_t)(uintptr_t)0x1002e010u;
@@ -1312,10 +1425,17 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaStreamGetId";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cudaStreamGetId", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_id(hStream, streamId);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaStreamGetId", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1333,6 +1453,12 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
     }
 }
 
+/* How cudaStreamGetDevice is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_47[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_stream_get_device(void **cubind_state)
 {
     cudaStream_t hStream = (cudaStream_t)(uintptr_t)0x1002f010u;
@@ -1340,10 +1466,17 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaStreamGetDevice";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cudaStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_device(hStream, device);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaStreamGetDevice", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1673,6 +1806,11 @@ static void test_cubind_runtime_stream_begin_capture(void **cubind_state)
     }
 }
 
+/* How cudaStreamBeginCaptureToGraph is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_59[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_state)
 {
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1003b010u;
@@ -1684,10 +1822,17 @@ static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_stat
     const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaStreamBeginCaptureToGraph";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cudaStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_begin_capture_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaStreamBeginCaptureToGraph", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1791,6 +1936,12 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
     }
 }
 
+/* How cudaStreamGetCaptureInfo is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_63[] = {
+    {"12.4", 1, "cudaStreamGetCaptureInfo_v3"},
+    {"11.8", 3, "cudaStreamGetCaptureInfo"},
+};
+
 static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
 {
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1003f010u;
@@ -1803,10 +1954,17 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaStreamGetCaptureInfo";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 2, "cudaStreamGetCaptureInfo", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaStreamGetCaptureInfo", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -1829,6 +1987,12 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     }
 }
 
+/* How cudaStreamUpdateCaptureDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_64[] = {
+    {"12.4", 1, "cudaStreamUpdateCaptureDependencies_v2"},
+    {"11.8", 3, "cudaStreamUpdateCaptureDependencies"},
+};
+
 static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind_state)
 {
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10040010u;
@@ -1839,10 +2003,17 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaStreamUpdateCaptureDependencies";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_64, 2, "cudaStreamUpdateCaptureDependencies", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_update_capture_dependencies(stream, dependencies, dependencyData, numDependencies, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaStreamUpdateCaptureDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2083,23 +2254,46 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
     }
 }
 
+/* How cudaImportExternalMemory is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_73[] = {
+    {"12.4", 2, "cudaImportExternalMemory"},
+    {"11.8", 2, "cudaImportExternalMemory"},
+};
+
 static void test_cubind_runtime_import_external_memory(void **cubind_state)
 {
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(uintptr_t)0x10049010u;
-    const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(uintptr_t)0x10049020u;
+    union {
+        unsigned char bytes[104]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_record_1.bytes;
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaImportExternalMemory";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 2, "cudaImportExternalMemory", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&extMem_out, sizeof extMem_out);
-        cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof memHandleDesc);
+        else
+            cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
@@ -2111,25 +2305,48 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
     }
 }
 
+/* How cudaExternalMemoryGetMappedBuffer is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_74[] = {
+    {"12.4", 2, "cudaExternalMemoryGetMappedBuffer"},
+    {"11.8", 2, "cudaExternalMemoryGetMappedBuffer"},
+};
+
 static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_state)
 {
     void **devPtr = (void **)(uintptr_t)0x1004a010u;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(uintptr_t)0x1004a020u;
-    const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(uintptr_t)0x1004a030u;
+    union {
+        unsigned char bytes[88]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_2;
+    const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_record_2.bytes;
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaExternalMemoryGetMappedBuffer";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 2, "cudaExternalMemoryGetMappedBuffer", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&devPtr, sizeof devPtr);
         cubind_mock_expect_arg(&extMem, sizeof extMem);
-        cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof bufferDesc);
+        else
+            cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
@@ -2141,25 +2358,48 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
     }
 }
 
+/* How cudaExternalMemoryGetMappedMipmappedArray is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_75[] = {
+    {"12.4", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
+    {"11.8", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
+};
+
 static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void **cubind_state)
 {
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(uintptr_t)0x1004b010u;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(uintptr_t)0x1004b020u;
-    const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(uintptr_t)0x1004b030u;
+    union {
+        unsigned char bytes[128]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_2;
+    const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_record_2.bytes;
     const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaExternalMemoryGetMappedMipmappedArray";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 2, "cudaExternalMemoryGetMappedMipmappedArray", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&mipmap, sizeof mipmap);
         cubind_mock_expect_arg(&extMem, sizeof extMem);
-        cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof mipmapDesc);
+        else
+            cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
@@ -2197,23 +2437,46 @@ static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
     }
 }
 
+/* How cudaImportExternalSemaphore is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_77[] = {
+    {"12.4", 2, "cudaImportExternalSemaphore"},
+    {"11.8", 2, "cudaImportExternalSemaphore"},
+};
+
 static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
 {
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(uintptr_t)0x1004d010u;
-    const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(uintptr_t)0x1004d020u;
+    union {
+        unsigned char bytes[96]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_record_1.bytes;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaImportExternalSemaphore";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 2, "cudaImportExternalSemaphore", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&extSem_out, sizeof extSem_out);
-        cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof semHandleDesc);
+        else
+            cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
@@ -2225,6 +2488,12 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
     }
 }
 
+/* How cudaSignalExternalSemaphoresAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_78[] = {
+    {"12.4", 1, "cudaSignalExternalSemaphoresAsync_v2"},
+    {"11.8", 1, "cudaSignalExternalSemaphoresAsync_v2"},
+};
+
 static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_state)
 {
     const cudaExternalSemaphore_t *extSemArray = (const cudaExternalSemaphore_t *)(uintptr_t)0x1004e010u;
@@ -2234,10 +2503,17 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorIllegalState;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaSignalExternalSemaphoresAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cudaSignalExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaSignalExternalSemaphoresAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2257,6 +2533,12 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     }
 }
 
+/* How cudaWaitExternalSemaphoresAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_79[] = {
+    {"12.4", 1, "cudaWaitExternalSemaphoresAsync_v2"},
+    {"11.8", 1, "cudaWaitExternalSemaphoresAsync_v2"},
+};
+
 static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_state)
 {
     const cudaExternalSemaphore_t *extSemArray = (const cudaExternalSemaphore_t *)(uintptr_t)0x1004f010u;
@@ -2266,10 +2548,17 @@ static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_sta
     const cudaError_t cubind_expected = cudaErrorLossyQuery;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaWaitExternalSemaphoresAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 2, "cudaWaitExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaWaitExternalSemaphoresAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2449,22 +2738,44 @@ static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
     }
 }
 
+/* How cudaFuncGetAttributes is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_85[] = {
+    {"11.8", 2, "cudaFuncGetAttributes"},
+};
+
 static void test_cubind_runtime_func_get_attributes(void **cubind_state)
 {
-    struct cudaFuncAttributes *attr = (struct cudaFuncAttributes *)(uintptr_t)0x10055010u;
+    union {
+        unsigned char bytes[144]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaFuncAttributes *attr = (struct cudaFuncAttributes *)(void *)cubind_record_0.bytes;
     const void *func = (const void *)(uintptr_t)0x10055020u;
     const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaFuncGetAttributes";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cudaFuncGetAttributes", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_get_attributes(attr, func);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaFuncGetAttributes", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&attr, sizeof attr);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof attr);
+        else
+            cubind_mock_expect_arg(&attr, sizeof attr);
         cubind_mock_expect_arg(&func, sizeof func);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -2507,6 +2818,11 @@ static void test_cubind_runtime_func_set_attribute(void **cubind_state)
     }
 }
 
+/* How cudaFuncGetName is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_87[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_func_get_name(void **cubind_state)
 {
     const char **name = (const char **)(uintptr_t)0x10057010u;
@@ -2514,10 +2830,17 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaFuncGetName";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cudaFuncGetName", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_get_name(name, func);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaFuncGetName", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -2535,6 +2858,11 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
     }
 }
 
+/* How cudaFuncGetParamInfo is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_88[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_func_get_param_info(void **cubind_state)
 {
     const void *func = (const void *)(uintptr_t)0x10058010u;
@@ -2544,10 +2872,17 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaFuncGetParamInfo";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_88, 1, "cudaFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_get_param_info(func, paramIndex, paramOffset, paramSize);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaFuncGetParamInfo", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -3988,6 +4323,12 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
     }
 }
 
+/* How cudaMemcpyBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_135[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
 {
     void *const *dsts = (void *const *)(uintptr_t)0x10087010u;
@@ -4001,10 +4342,17 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInitializationError;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemcpyBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 2, "cudaMemcpyBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemcpyBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4028,6 +4376,12 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     }
 }
 
+/* How cudaMemcpy3DBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_136[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
 {
     size_t numOps = (size_t)0x123400008800LL;
@@ -4037,10 +4391,17 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemcpy3DBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_136, 2, "cudaMemcpy3DBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy3_d_batch_async(numOps, opList, flags, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemcpy3DBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4510,6 +4871,12 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
     }
 }
 
+/* How cudaMemPrefetchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_150[] = {
+    {"12.4", 1, "cudaMemPrefetchAsync_v2"},
+    {"11.8", 3, "cudaMemPrefetchAsync"},
+};
+
 static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
 {
     const void *devPtr = (const void *)(uintptr_t)0x10096010u;
@@ -4520,10 +4887,17 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemPrefetchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_150, 2, "cudaMemPrefetchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_prefetch_async(devPtr, count, location, flags, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", cubind_calls_before);
+        return;
+    }
     memset(&location, 67, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
@@ -4545,6 +4919,12 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     }
 }
 
+/* How cudaMemPrefetchBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_151[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
 {
     void **dptrs = (void **)(uintptr_t)0x10097010u;
@@ -4558,10 +4938,17 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemPrefetchBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 2, "cudaMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemPrefetchBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4585,6 +4972,12 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     }
 }
 
+/* How cudaMemDiscardBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_152[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
 {
     void **dptrs = (void **)(uintptr_t)0x10098010u;
@@ -4595,10 +4988,17 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemDiscardBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_152, 2, "cudaMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_discard_batch_async(dptrs, sizes, count, flags, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemDiscardBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4619,6 +5019,12 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     }
 }
 
+/* How cudaMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_153[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubind_state)
 {
     void **dptrs = (void **)(uintptr_t)0x10099010u;
@@ -4632,10 +5038,17 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemDiscardAndPrefetchBatchAsync";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 2, "cudaMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -4659,6 +5072,12 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     }
 }
 
+/* How cudaMemAdvise is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_154[] = {
+    {"12.4", 1, "cudaMemAdvise_v2"},
+    {"11.8", 3, "cudaMemAdvise"},
+};
+
 static void test_cubind_runtime_mem_advise(void **cubind_state)
 {
     const void *devPtr = (const void *)(uintptr_t)0x1009a010u;
@@ -4668,10 +5087,17 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemAdvise";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_154, 2, "cudaMemAdvise", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_advise(devPtr, count, advice, location);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemAdvise", cubind_calls_before);
+        return;
+    }
     memset(&location, 68, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
@@ -5156,23 +5582,46 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
     }
 }
 
+/* How cudaMemPoolCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_169[] = {
+    {"12.4", 2, "cudaMemPoolCreate"},
+    {"11.8", 2, "cudaMemPoolCreate"},
+};
+
 static void test_cubind_runtime_mem_pool_create(void **cubind_state)
 {
     cudaMemPool_t *memPool = (cudaMemPool_t *)(uintptr_t)0x100a9010u;
-    const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(uintptr_t)0x100a9020u;
+    union {
+        unsigned char bytes[88]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_record_1.bytes;
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemPoolCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_169, 2, "cudaMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&memPool, sizeof memPool);
-        cubind_mock_expect_arg(&poolProps, sizeof poolProps);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof poolProps);
+        else
+            cubind_mock_expect_arg(&poolProps, sizeof poolProps);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
@@ -5210,6 +5659,12 @@ static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
     }
 }
 
+/* How cudaMemGetDefaultMemPool is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_171[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
 {
     cudaMemPool_t *memPool = (cudaMemPool_t *)(uintptr_t)0x100ab010u;
@@ -5218,10 +5673,17 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemGetDefaultMemPool";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_171, 2, "cudaMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_get_default_mem_pool(memPool, location, type);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemGetDefaultMemPool", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5240,6 +5702,12 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     }
 }
 
+/* How cudaMemGetMemPool is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_172[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
 {
     cudaMemPool_t *memPool = (cudaMemPool_t *)(uintptr_t)0x100ac010u;
@@ -5248,10 +5716,17 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemGetMemPool";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 2, "cudaMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_get_mem_pool(memPool, location, type);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemGetMemPool", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5270,6 +5745,12 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     }
 }
 
+/* How cudaMemSetMemPool is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_173[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
 {
     struct cudaMemLocation *location = (struct cudaMemLocation *)(uintptr_t)0x100ad010u;
@@ -5278,10 +5759,17 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaMemSetMemPool";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_173, 2, "cudaMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_set_mem_pool(location, type, memPool);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemSetMemPool", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5454,22 +5942,45 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
     }
 }
 
+/* How cudaPointerGetAttributes is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_179[] = {
+    {"12.4", 2, "cudaPointerGetAttributes"},
+    {"11.8", 2, "cudaPointerGetAttributes"},
+};
+
 static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
 {
-    struct cudaPointerAttributes *attributes = (struct cudaPointerAttributes *)(uintptr_t)0x100b3010u;
+    union {
+        unsigned char bytes[88]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaPointerAttributes *attributes = (struct cudaPointerAttributes *)(void *)cubind_record_0.bytes;
     const void *ptr = (const void *)(uintptr_t)0x100b3020u;
     const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaPointerGetAttributes";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 2, "cudaPointerGetAttributes", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_pointer_get_attributes(attributes, ptr);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaPointerGetAttributes", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&attributes, sizeof attributes);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof attributes);
+        else
+            cubind_mock_expect_arg(&attributes, sizeof attributes);
         cubind_mock_expect_arg(&ptr, sizeof ptr);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -5837,6 +6348,12 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
     }
 }
 
+/* How cudaCreateTextureObject is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_192[] = {
+    {"12.4", 3, "cudaCreateTextureObject"},
+    {"11.8", 3, "cudaCreateTextureObject"},
+};
+
 static void test_cubind_runtime_create_texture_object(void **cubind_state)
 {
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(uintptr_t)0x100c0010u;
@@ -5846,10 +6363,17 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaCreateTextureObject";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_192, 2, "cudaCreateTextureObject", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5895,6 +6419,12 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
     }
 }
 
+/* How cudaGetTextureObjectResourceDesc is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_194[] = {
+    {"12.4", 3, "cudaGetTextureObjectResourceDesc"},
+    {"11.8", 3, "cudaGetTextureObjectResourceDesc"},
+};
+
 static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_state)
 {
     struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(uintptr_t)0x100c2010u;
@@ -5902,10 +6432,17 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorDeviceAlreadyInUse;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetTextureObjectResourceDesc";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 2, "cudaGetTextureObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_texture_object_resource_desc(pResDesc, texObject);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceDesc", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5923,22 +6460,44 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     }
 }
 
+/* How cudaGetTextureObjectTextureDesc is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_195[] = {
+    {"11.8", 2, "cudaGetTextureObjectTextureDesc"},
+};
+
 static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_state)
 {
-    struct cudaTextureDesc *pTexDesc = (struct cudaTextureDesc *)(uintptr_t)0x100c3010u;
+    union {
+        unsigned char bytes[72]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaTextureDesc *pTexDesc = (struct cudaTextureDesc *)(void *)cubind_record_0.bytes;
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c301LL;
     const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetTextureObjectTextureDesc";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cudaGetTextureObjectTextureDesc", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_texture_object_texture_desc(pTexDesc, texObject);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectTextureDesc", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pTexDesc);
+        else
+            cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
         cubind_mock_expect_arg(&texObject, sizeof texObject);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -5951,22 +6510,45 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
     }
 }
 
+/* How cudaGetTextureObjectResourceViewDesc is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_196[] = {
+    {"12.4", 2, "cudaGetTextureObjectResourceViewDesc"},
+    {"11.8", 2, "cudaGetTextureObjectResourceViewDesc"},
+};
+
 static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cubind_state)
 {
-    struct cudaResourceViewDesc *pResViewDesc = (struct cudaResourceViewDesc *)(uintptr_t)0x100c4010u;
+    union {
+        unsigned char bytes[112]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaResourceViewDesc *pResViewDesc = (struct cudaResourceViewDesc *)(void *)cubind_record_0.bytes;
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c401LL;
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetTextureObjectResourceViewDesc";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 2, "cudaGetTextureObjectResourceViewDesc", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_texture_object_resource_view_desc(pResViewDesc, texObject);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceViewDesc", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pResViewDesc);
+        else
+            cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
         cubind_mock_expect_arg(&texObject, sizeof texObject);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -5979,6 +6561,12 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
     }
 }
 
+/* How cudaCreateSurfaceObject is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_197[] = {
+    {"12.4", 3, "cudaCreateSurfaceObject"},
+    {"11.8", 3, "cudaCreateSurfaceObject"},
+};
+
 static void test_cubind_runtime_create_surface_object(void **cubind_state)
 {
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(uintptr_t)0x100c5010u;
@@ -5986,10 +6574,17 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaCreateSurfaceObject";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 2, "cudaCreateSurfaceObject", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6033,6 +6628,12 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
     }
 }
 
+/* How cudaGetSurfaceObjectResourceDesc is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_199[] = {
+    {"12.4", 3, "cudaGetSurfaceObjectResourceDesc"},
+    {"11.8", 3, "cudaGetSurfaceObjectResourceDesc"},
+};
+
 static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_state)
 {
     struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(uintptr_t)0x100c7010u;
@@ -6040,10 +6641,17 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorJitCompilerNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetSurfaceObjectResourceDesc";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 2, "cudaGetSurfaceObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_surface_object_resource_desc(pResDesc, surfObject);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetSurfaceObjectResourceDesc", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6113,6 +6721,12 @@ static void test_cubind_runtime_runtime_get_version(void **cubind_state)
     }
 }
 
+/* How cudaLogsRegisterCallback is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_202[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_logs_register_callback(void **cubind_state)
 {
     cudaLogsCallback_t callbackFunc = (cudaLogsCallback_t)(uintptr_t)0x100ca010u;
@@ -6121,10 +6735,17 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorUnsupportedExecAffinity;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLogsRegisterCallback";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 2, "cudaLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_register_callback(callbackFunc, userData, callback_out);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLogsRegisterCallback", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6143,16 +6764,29 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     }
 }
 
+/* How cudaLogsUnregisterCallback is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_203[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
 {
     cudaLogsCallbackHandle callback = (cudaLogsCallbackHandle)(uintptr_t)0x100cb010u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLogsUnregisterCallback";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 2, "cudaLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_unregister_callback(callback);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLogsUnregisterCallback", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6169,6 +6803,12 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
     }
 }
 
+/* How cudaLogsCurrent is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_204[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_logs_current(void **cubind_state)
 {
     cudaLogIterator *iterator_out = (cudaLogIterator *)(uintptr_t)0x100cc010u;
@@ -6176,10 +6816,17 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorContained;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLogsCurrent";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 2, "cudaLogsCurrent", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_current(iterator_out, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLogsCurrent", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6197,6 +6844,12 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     }
 }
 
+/* How cudaLogsDumpToFile is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_205[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
 {
     cudaLogIterator *iterator = (cudaLogIterator *)(uintptr_t)0x100cd010u;
@@ -6205,10 +6858,17 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidSource;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLogsDumpToFile";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 2, "cudaLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_dump_to_file(iterator, pathToFile, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLogsDumpToFile", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6227,6 +6887,12 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     }
 }
 
+/* How cudaLogsDumpToMemory is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_206[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
 {
     cudaLogIterator *iterator = (cudaLogIterator *)(uintptr_t)0x100ce010u;
@@ -6236,10 +6902,17 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLogsDumpToMemory";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_206, 2, "cudaLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_dump_to_memory(iterator, buffer, size, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLogsDumpToMemory", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7419,6 +8092,12 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
     }
 }
 
+/* How cudaGraphAddMemAllocNode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_244[] = {
+    {"12.4", 3, "cudaGraphAddMemAllocNode"},
+    {"11.8", 3, "cudaGraphAddMemAllocNode"},
+};
+
 static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
 {
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(uintptr_t)0x100f4010u;
@@ -7429,10 +8108,17 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphAddMemAllocNode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_244, 2, "cudaGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7453,6 +8139,12 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     }
 }
 
+/* How cudaGraphMemAllocNodeGetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_245[] = {
+    {"12.4", 3, "cudaGraphMemAllocNodeGetParams"},
+    {"11.8", 3, "cudaGraphMemAllocNodeGetParams"},
+};
+
 static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100f5010u;
@@ -7460,10 +8152,17 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphMemAllocNodeGetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 2, "cudaGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphMemAllocNodeGetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7775,6 +8474,12 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
     }
 }
 
+/* How cudaGraphGetEdges is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_256[] = {
+    {"12.4", 1, "cudaGraphGetEdges_v2"},
+    {"11.8", 3, "cudaGraphGetEdges"},
+};
+
 static void test_cubind_runtime_graph_get_edges(void **cubind_state)
 {
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10100010u;
@@ -7785,10 +8490,17 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphGetEdges";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_256, 2, "cudaGraphGetEdges", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_get_edges(graph, from, to, edgeData, numEdges);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphGetEdges", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7809,6 +8521,12 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     }
 }
 
+/* How cudaGraphNodeGetDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_257[] = {
+    {"12.4", 1, "cudaGraphNodeGetDependencies_v2"},
+    {"11.8", 3, "cudaGraphNodeGetDependencies"},
+};
+
 static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10101010u;
@@ -7818,10 +8536,17 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTimeout;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphNodeGetDependencies";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 2, "cudaGraphNodeGetDependencies", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_get_dependencies(node, pDependencies, edgeData, pNumDependencies);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7841,6 +8566,12 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     }
 }
 
+/* How cudaGraphNodeGetDependentNodes is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_258[] = {
+    {"12.4", 1, "cudaGraphNodeGetDependentNodes_v2"},
+    {"11.8", 3, "cudaGraphNodeGetDependentNodes"},
+};
+
 static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10102010u;
@@ -7850,10 +8581,17 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphNodeGetDependentNodes";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 2, "cudaGraphNodeGetDependentNodes", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_get_dependent_nodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependentNodes", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7873,6 +8611,12 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     }
 }
 
+/* How cudaGraphAddDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_259[] = {
+    {"12.4", 1, "cudaGraphAddDependencies_v2"},
+    {"11.8", 3, "cudaGraphAddDependencies"},
+};
+
 static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
 {
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10103010u;
@@ -7883,10 +8627,17 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphAddDependencies";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 2, "cudaGraphAddDependencies", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_dependencies(graph, from, to, edgeData, numDependencies);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphAddDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7907,6 +8658,12 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     }
 }
 
+/* How cudaGraphRemoveDependencies is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_260[] = {
+    {"12.4", 1, "cudaGraphRemoveDependencies_v2"},
+    {"11.8", 3, "cudaGraphRemoveDependencies"},
+};
+
 static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
 {
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10104010u;
@@ -7917,10 +8674,17 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphRemoveDependencies";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 2, "cudaGraphRemoveDependencies", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_remove_dependencies(graph, from, to, edgeData, numDependencies);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphRemoveDependencies", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -7967,6 +8731,11 @@ static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
     }
 }
 
+/* How cudaGraphInstantiate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_262[] = {
+    {"11.8", 3, "cudaGraphInstantiate"},
+};
+
 static void test_cubind_runtime_graph_instantiate(void **cubind_state)
 {
     cudaGraphExec_t *pGraphExec = (cudaGraphExec_t *)(uintptr_t)0x10106010u;
@@ -7975,10 +8744,17 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphInstantiate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_262, 1, "cudaGraphInstantiate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_instantiate(pGraphExec, graph, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphInstantiate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8027,6 +8803,11 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
     }
 }
 
+/* How cudaGraphInstantiateWithParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_264[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_state)
 {
     cudaGraphExec_t *pGraphExec = (cudaGraphExec_t *)(uintptr_t)0x10108010u;
@@ -8035,10 +8816,17 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     const cudaError_t cubind_expected = cudaErrorUnknown;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphInstantiateWithParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_264, 1, "cudaGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_instantiate_with_params(pGraphExec, graph, instantiateParams);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8057,6 +8845,11 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     }
 }
 
+/* How cudaGraphExecGetFlags is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_265[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
 {
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x10109010u;
@@ -8064,10 +8857,17 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorApiFailureBase;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphExecGetFlags";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cudaGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_get_flags(graphExec, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphExecGetFlags", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8527,6 +9327,11 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
     }
 }
 
+/* How cudaGraphExecUpdate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_280[] = {
+    {"11.8", 3, "cudaGraphExecUpdate"},
+};
+
 static void test_cubind_runtime_graph_exec_update(void **cubind_state)
 {
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10118010u;
@@ -8535,10 +9340,17 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphExecUpdate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cudaGraphExecUpdate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_update(hGraphExec, hGraph, resultInfo);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphExecUpdate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8847,6 +9659,12 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
     }
 }
 
+/* How cudaGraphAddNode is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_291[] = {
+    {"12.4", 3, "cudaGraphAddNode"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_graph_add_node(void **cubind_state)
 {
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(uintptr_t)0x10123010u;
@@ -8858,10 +9676,17 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphAddNode";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 2, "cudaGraphAddNode", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8883,6 +9708,12 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     }
 }
 
+/* How cudaGraphNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_292[] = {
+    {"12.4", 3, "cudaGraphNodeSetParams"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10124010u;
@@ -8890,10 +9721,17 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStubLibrary;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphNodeSetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_292, 2, "cudaGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8911,6 +9749,12 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     }
 }
 
+/* How cudaGraphExecNodeSetParams is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_293[] = {
+    {"12.4", 3, "cudaGraphExecNodeSetParams"},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
 {
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x10125010u;
@@ -8919,10 +9763,17 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphExecNodeSetParams";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 2, "cudaGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8941,6 +9792,11 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     }
 }
 
+/* How cudaGraphConditionalHandleCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_294[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_state)
 {
     cudaGraphConditionalHandle *pHandle_out = (cudaGraphConditionalHandle *)(uintptr_t)0x10126010u;
@@ -8950,10 +9806,17 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGraphConditionalHandleCreate";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_294, 1, "cudaGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_conditional_handle_create(pHandle_out, graph, defaultLaunchValue, flags);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGraphConditionalHandleCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -8973,6 +9836,11 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     }
 }
 
+/* How cudaGetDriverEntryPoint is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_295[] = {
+    {"11.8", 3, "cudaGetDriverEntryPoint"},
+};
+
 static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
 {
     const char *symbol = (const char *)(uintptr_t)0x10127010u;
@@ -8982,10 +9850,17 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetDriverEntryPoint";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cudaGetDriverEntryPoint", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_driver_entry_point(symbol, funcPtr, flags, driverStatus);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPoint", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9005,6 +9880,12 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     }
 }
 
+/* How cudaGetDriverEntryPointByVersion is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_296[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_state)
 {
     const char *symbol = (const char *)(uintptr_t)0x10128010u;
@@ -9015,10 +9896,17 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetDriverEntryPointByVersion";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_296, 2, "cudaGetDriverEntryPointByVersion", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_driver_entry_point_by_version(symbol, funcPtr, cudaVersion, flags, driverStatus);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPointByVersion", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9039,6 +9927,12 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     }
 }
 
+/* How cudaLibraryLoadData is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_297[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_load_data(void **cubind_state)
 {
     cudaLibrary_t *library = (cudaLibrary_t *)(uintptr_t)0x10129010u;
@@ -9052,10 +9946,17 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryLoadData";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 2, "cudaLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryLoadData", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9079,6 +9980,12 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     }
 }
 
+/* How cudaLibraryLoadFromFile is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_298[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_load_from_file(void **cubind_state)
 {
     cudaLibrary_t *library = (cudaLibrary_t *)(uintptr_t)0x1012a010u;
@@ -9092,10 +9999,17 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryLoadFromFile";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_298, 2, "cudaLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryLoadFromFile", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9119,16 +10033,29 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     }
 }
 
+/* How cudaLibraryUnload is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_299[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_unload(void **cubind_state)
 {
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012b010u;
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryUnload";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 2, "cudaLibraryUnload", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_unload(library);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryUnload", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9145,6 +10072,12 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
     }
 }
 
+/* How cudaLibraryGetKernel is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_300[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_get_kernel(void **cubind_state)
 {
     cudaKernel_t *pKernel = (cudaKernel_t *)(uintptr_t)0x1012c010u;
@@ -9153,10 +10086,17 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryGetKernel";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_300, 2, "cudaLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_kernel(pKernel, library, name);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernel", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9175,6 +10115,12 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     }
 }
 
+/* How cudaLibraryGetGlobal is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_301[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_get_global(void **cubind_state)
 {
     void **dptr = (void **)(uintptr_t)0x1012d010u;
@@ -9184,10 +10130,17 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryGetGlobal";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 2, "cudaLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_global(dptr, bytes, library, name);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryGetGlobal", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9207,6 +10160,12 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     }
 }
 
+/* How cudaLibraryGetManaged is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_302[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_get_managed(void **cubind_state)
 {
     void **dptr = (void **)(uintptr_t)0x1012e010u;
@@ -9216,10 +10175,17 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryGetManaged";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_302, 2, "cudaLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_managed(dptr, bytes, library, name);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryGetManaged", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9239,6 +10205,12 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     }
 }
 
+/* How cudaLibraryGetUnifiedFunction is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_303[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_get_unified_function(void **cubind_state)
 {
     void **fptr = (void **)(uintptr_t)0x1012f010u;
@@ -9247,10 +10219,17 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryGetUnifiedFunction";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 2, "cudaLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_unified_function(fptr, library, symbol);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryGetUnifiedFunction", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9269,6 +10248,12 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     }
 }
 
+/* How cudaLibraryGetKernelCount is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_304[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
 {
     unsigned int *count = (unsigned int *)(uintptr_t)0x10130010u;
@@ -9276,10 +10261,17 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryGetKernelCount";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_304, 2, "cudaLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_kernel_count(count, lib);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernelCount", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9297,6 +10289,12 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     }
 }
 
+/* How cudaLibraryEnumerateKernels is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_305[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
 {
     cudaKernel_t *kernels = (cudaKernel_t *)(uintptr_t)0x10131010u;
@@ -9305,10 +10303,17 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaLibraryEnumerateKernels";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 2, "cudaLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_enumerate_kernels(kernels, numKernels, lib);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaLibraryEnumerateKernels", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9327,6 +10332,12 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     }
 }
 
+/* How cudaKernelSetAttributeForDevice is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_306[] = {
+    {"12.4", 4, ""},
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_state)
 {
     cudaKernel_t kernel = (cudaKernel_t)(uintptr_t)0x10132010u;
@@ -9336,10 +10347,17 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaKernelSetAttributeForDevice";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 2, "cudaKernelSetAttributeForDevice", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_kernel_set_attribute_for_device(kernel, attr, value, device);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaKernelSetAttributeForDevice", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9415,6 +10433,11 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
     }
 }
 
+/* How cudaGetKernel is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_309[] = {
+    {"11.8", 4, ""},
+};
+
 static void test_cubind_runtime_get_kernel(void **cubind_state)
 {
     cudaKernel_t *kernelPtr = (cudaKernel_t *)(uintptr_t)0x10135010u;
@@ -9422,10 +10445,17 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorNoDevice;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = "cudaGetKernel";
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cudaGetKernel", &cubind_action);
 
     (void)cubind_state;
-    cubind_action = 0;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_kernel(kernelPtr, entryFuncAddr);
+        assert_int_equal(cubind_result, cudaErrorNotSupported);
+        cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaGetKernel", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -9761,5 +10791,9 @@ const size_t cubind_passthrough_runtime_count = 310;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_runtime_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 36;
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+        return 59;
     return 0;
 }
