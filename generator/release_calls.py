@@ -102,9 +102,11 @@ def _lookup(records: dict, name: str) -> dict | None:
 
 
 def _copies(to_rec: dict, from_rec: dict, to_base: int, from_base: int, to_records: dict, from_records: dict,
-            out: list[FieldCopy]) -> bool:
-    """Copies of every field the two layouts share by name (recursively into records by value).
-    False when a shared field cannot be converted (a pointer or scalar of another size)."""
+            out: list[FieldCopy], visited: set[str]) -> bool:
+    """Copies of every field the two layouts share by name, into records by value (the IR's
+    `record` names them; `visited` collects those names). A union is copied as its bytes, as many as
+    both have (which member is in use is not in the layout). False when a shared field cannot be
+    converted (a scalar or pointer of another size, a field of another kind)."""
     from_fields = {f["name"]: f for f in from_rec["fields"]}
     for t in to_rec["fields"]:
         f = from_fields.get(t["name"])
@@ -114,17 +116,23 @@ def _copies(to_rec: dict, from_rec: dict, to_base: int, from_base: int, to_recor
             return False
         if t["kind"] == "array":
             out.append(FieldCopy(to_base + t["offset"], from_base + f["offset"], min(t["size"], f["size"])))
-        elif t["kind"] == "record" and (t["size"] != f["size"] or t["canonical"] != f["canonical"]):
-            inner_to, inner_from = _lookup(to_records, t["canonical"]), _lookup(from_records, f["canonical"])
-            if inner_to is None or inner_from is None:
+            continue
+        if t["kind"] != "record" or _same_layout(_lookup(to_records, t.get("record") or ""),
+                                                 _lookup(from_records, f.get("record") or "")):
+            if t["size"] != f["size"]:
                 return False
-            if not _copies(inner_to, inner_from, to_base + t["offset"], from_base + f["offset"], to_records,
-                           from_records, out):
-                return False
-        elif t["size"] != f["size"]:
-            return False
-        else:
             out.append(FieldCopy(to_base + t["offset"], from_base + f["offset"], t["size"]))
+            continue
+        inner_to, inner_from = _lookup(to_records, t.get("record") or ""), _lookup(from_records, f.get("record") or "")
+        if inner_to is None or inner_from is None:
+            return False
+        visited.add(t["record"])
+        if "union" in (inner_to.get("kind"), inner_from.get("kind")):
+            visited.update(n for n in to_records if n.startswith(t["record"] + "."))
+            out.append(FieldCopy(to_base + t["offset"], from_base + f["offset"], min(t["size"], f["size"])))
+        elif not _copies(inner_to, inner_from, to_base + t["offset"], from_base + f["offset"], to_records,
+                         from_records, out, visited):
+            return False
     return True
 
 
@@ -149,8 +157,16 @@ def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Co
     records = ir.get("release_records", {})
     old_records, new_records = records.get(release, {}), records.get(newest, {})
     reached = set(function["releases"][release].get("records", []))
-    differing = {r for r in reached if not _same_layout(_lookup(old_records, r), _lookup(new_records, r))}
+
+    def same(name: str) -> bool:
+        """The same layout, and so has every record it holds by value."""
+        old, new = _lookup(old_records, name), _lookup(new_records, name)
+        return _same_layout(old, new) and all(same(f["record"]) for f in new["fields"]
+                                              if f["kind"] == "record" and f.get("record"))
+
+    differing = {r for r in reached if not same(r)}
     conversions: list[Conversion] = []
+    visited: set[str] = set()
     for p in function["params"]:
         name = _record_name(p["canonical"])
         if name is None or name not in differing and name.split(" ", 1)[-1] not in differing:
@@ -160,14 +176,14 @@ def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Co
             return f"no layout of {name} in CUDA {release}"
         to_old: list[FieldCopy] = []
         to_new: list[FieldCopy] = []
-        if not _copies(old, new, 0, 0, old_records, new_records, to_old) or \
-                not _copies(new, old, 0, 0, new_records, old_records, to_new):
+        visited.add(name)
+        if not _copies(old, new, 0, 0, old_records, new_records, to_old, visited) or \
+                not _copies(new, old, 0, 0, new_records, old_records, to_new, visited):
             return f"{name} has a field of another kind or size in CUDA {release}"
         output = not p["canonical"].strip().startswith("const ")
         conversions.append(Conversion(p["name"], name, p["type"], old["size"], new["size"], _merged(to_old),
                                       _merged(to_new), output))
-    handled = {c.record for c in conversions}
-    unhandled = sorted(r for r in differing if r not in handled and f"struct {r}" not in handled)
+    unhandled = sorted(r for r in differing if r not in visited and f"struct {r}" not in visited)
     if unhandled:
         return f"{', '.join(unhandled)} is reached other than through one pointer parameter"
     if not conversions:

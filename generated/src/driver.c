@@ -27498,6 +27498,72 @@ static CUresult adapter_1(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     return cubind_result;
 }
 
+/* CUDA 12.4: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
+static cubind__slot adapter_2_target;
+/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_2_nodeParams_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_2_nodeParams_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static CUresult adapter_2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_nodeParams;
+    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL)
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_2_nodeParams_to_old,
+                               sizeof adapter_2_nodeParams_to_old / sizeof adapter_2_nodeParams_to_old[0]);
+    cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_nodeParams.bytes : NULL);
+    if (nodeParams != NULL && cubind_result == CUDA_SUCCESS)
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_2_nodeParams_to_new,
+                               sizeof adapter_2_nodeParams_to_new / sizeof adapter_2_nodeParams_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, its record converted field by field. */
+static cubind__slot adapter_3_target;
+/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_3_params_out_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_3_params_out_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static CUresult adapter_3(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_params_out;
+    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (params_out != NULL)
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_3_params_out_to_old,
+                               sizeof adapter_3_params_out_to_old / sizeof adapter_3_params_out_to_old[0]);
+    cubind_result = cubind_fn(hNode, params_out != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_params_out.bytes : NULL);
+    if (params_out != NULL && cubind_result == CUDA_SUCCESS)
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_3_params_out_to_new,
+                               sizeof adapter_3_params_out_to_new / sizeof adapter_3_params_out_to_new[0]);
+    return cubind_result;
+}
+
 /* libdriver's adapters, by number (a switch: nothing relocated at start-up). */
 cubind__fnptr cubind__driver_adapter(unsigned index, cubind__slot **target)
 {
@@ -27508,6 +27574,12 @@ cubind__fnptr cubind__driver_adapter(unsigned index, cubind__slot **target)
     case 1:
         *target = &adapter_1_target;
         return (cubind__fnptr)adapter_1;
+    case 2:
+        *target = &adapter_2_target;
+        return (cubind__fnptr)adapter_2;
+    case 3:
+        *target = &adapter_3_target;
+        return (cubind__fnptr)adapter_3;
     default:
         break;
     }
@@ -27545,15 +27617,16 @@ const struct cubind__driver_releases {
         char s16[199];
         char s17[211];
         char s18[211];
-        char s19[228];
+        char s19[23];
         char s20[193];
-        char s21[193];
-        char s22[112];
-        char s23[199];
-        char s24[112];
+        char s21[29];
+        char s22[193];
+        char s23[112];
+        char s24[199];
         char s25[112];
-        char s26[269];
-        char s27[249];
+        char s26[112];
+        char s27[269];
+        char s28[249];
     } strings;
 } cubind__driver_releases = {
     {3, offsetof(struct cubind__driver_releases, releases),
@@ -27586,18 +27659,18 @@ const struct cubind__driver_releases {
         {212, 4, 0, 0, S(1)},
         {216, 4, 0, 0, S(1)},
         {239, 1, 0, S(11), 0},
-        {309, 3, 0, 0, S(19)},
-        {310, 3, 0, 0, S(19)},
-        {355, 3, 0, 0, S(25)},
-        {356, 3, 0, 0, S(26)},
-        {357, 3, 0, 0, S(26)},
+        {309, 2, 2, S(19), S(6)},
+        {310, 2, 3, S(21), S(6)},
+        {355, 3, 0, 0, S(26)},
+        {356, 3, 0, 0, S(27)},
+        {357, 3, 0, 0, S(27)},
         {405, 4, 0, 0, S(1)},
         {411, 4, 0, 0, S(1)},
-        {428, 3, 0, 0, S(27)},
-        {429, 3, 0, 0, S(27)},
-        {430, 3, 0, 0, S(27)},
-        {431, 3, 0, 0, S(27)},
-        {432, 3, 0, 0, S(27)},
+        {428, 3, 0, 0, S(28)},
+        {429, 3, 0, 0, S(28)},
+        {430, 3, 0, 0, S(28)},
+        {431, 3, 0, 0, S(28)},
+        {432, 3, 0, 0, S(28)},
         {436, 4, 0, 0, S(1)},
         {437, 4, 0, 0, S(1)},
         {438, 4, 0, 0, S(1)},
@@ -27677,16 +27750,16 @@ const struct cubind__driver_releases {
         {307, 3, 0, 0, S(17)},
         {308, 3, 0, 0, S(18)},
         {309, 3, 0, 0, S(20)},
-        {310, 3, 0, 0, S(21)},
+        {310, 3, 0, 0, S(22)},
         {321, 3, 0, 0, S(8)},
-        {322, 3, 0, 0, S(22)},
-        {323, 3, 0, 0, S(22)},
+        {322, 3, 0, 0, S(23)},
+        {323, 3, 0, 0, S(23)},
         {324, 3, 0, 0, S(8)},
         {325, 3, 0, 0, S(8)},
         {328, 4, 0, 0, S(4)},
         {329, 4, 0, 0, S(4)},
-        {330, 3, 0, 0, S(23)},
-        {345, 3, 0, 0, S(24)},
+        {330, 3, 0, 0, S(24)},
+        {345, 3, 0, 0, S(25)},
         {355, 4, 0, 0, S(4)},
         {356, 4, 0, 0, S(4)},
         {357, 4, 0, 0, S(4)},
@@ -28197,8 +28270,9 @@ const struct cubind__driver_releases {
         "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: parameter 2 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: struct CUmemPoolProps_st (88 bytes in both) lays out reserved, usage otherwise (struct CUmemPoolProps_st is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
+        "cuGraphAddMemAllocNode",
         "the CUDA 13.0 form does not exist there: parameter 5 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "cuGraphMemAllocNodeGetParams",
         "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",

@@ -19395,16 +19395,167 @@ static cudaError_t adapter_16(struct cudaPointerAttributes *attributes, const vo
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, its record converted field by field. */
+/* CUDA 12.4: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
 static cubind__slot adapter_17_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_17_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
+static const cubind__field_copy adapter_17_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_17(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_17_pResDesc_to_old,
+                               sizeof adapter_17_pResDesc_to_old / sizeof adapter_17_pResDesc_to_old[0]);
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_17_pResViewDesc_to_old,
+                               sizeof adapter_17_pResViewDesc_to_old / sizeof adapter_17_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
+static cubind__slot adapter_18_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_18_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
 /* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_17_pTexDesc_to_old[] = {
+static const cubind__field_copy adapter_18_pTexDesc_to_old[] = {
     {0, 0, 68},
 };
-static const cubind__field_copy adapter_17_pTexDesc_to_new[] = {
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
+static const cubind__field_copy adapter_18_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_18(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    union {
+        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pTexDesc;
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_18_pResDesc_to_old,
+                               sizeof adapter_18_pResDesc_to_old / sizeof adapter_18_pResDesc_to_old[0]);
+    if (pTexDesc != NULL)
+        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_18_pTexDesc_to_old,
+                               sizeof adapter_18_pTexDesc_to_old / sizeof adapter_18_pTexDesc_to_old[0]);
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_18_pResViewDesc_to_old,
+                               sizeof adapter_18_pResViewDesc_to_old / sizeof adapter_18_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc != NULL ? (const struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_19_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_19_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_19_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_19(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_19_pResDesc_to_old,
+                               sizeof adapter_19_pResDesc_to_old / sizeof adapter_19_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_19_pResDesc_to_new,
+                               sizeof adapter_19_pResDesc_to_new / sizeof adapter_19_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_20_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_20_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_20_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_20(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_20_pResDesc_to_old,
+                               sizeof adapter_20_pResDesc_to_old / sizeof adapter_20_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_20_pResDesc_to_new,
+                               sizeof adapter_20_pResDesc_to_new / sizeof adapter_20_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, its record converted field by field. */
+static cubind__slot adapter_21_target;
+/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
+static const cubind__field_copy adapter_21_pTexDesc_to_old[] = {
     {0, 0, 68},
 };
-static cudaError_t adapter_17(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+static const cubind__field_copy adapter_21_pTexDesc_to_new[] = {
+    {0, 0, 68},
+};
+static cudaError_t adapter_21(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
@@ -19412,30 +19563,30 @@ static cudaError_t adapter_17(struct cudaTextureDesc *pTexDesc, cudaTextureObjec
         void *align_p;
         long long align_ll;
     } old_pTexDesc;
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_17_pTexDesc_to_old,
-                               sizeof adapter_17_pTexDesc_to_old / sizeof adapter_17_pTexDesc_to_old[0]);
+        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_21_pTexDesc_to_old,
+                               sizeof adapter_21_pTexDesc_to_old / sizeof adapter_21_pTexDesc_to_old[0]);
     cubind_result = cubind_fn(pTexDesc != NULL ? (struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, texObject);
     if (pTexDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_17_pTexDesc_to_new,
-                               sizeof adapter_17_pTexDesc_to_new / sizeof adapter_17_pTexDesc_to_new[0]);
+        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_21_pTexDesc_to_new,
+                               sizeof adapter_21_pTexDesc_to_new / sizeof adapter_21_pTexDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
-static cubind__slot adapter_18_target;
+static cubind__slot adapter_22_target;
 /* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_18_pResViewDesc_to_old[] = {
+static const cubind__field_copy adapter_22_pResViewDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static const cubind__field_copy adapter_18_pResViewDesc_to_new[] = {
+static const cubind__field_copy adapter_22_pResViewDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static cudaError_t adapter_18(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_22(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
@@ -19443,30 +19594,30 @@ static cudaError_t adapter_18(struct cudaResourceViewDesc *pResViewDesc, cudaTex
         void *align_p;
         long long align_ll;
     } old_pResViewDesc;
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_22_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_18_pResViewDesc_to_old,
-                               sizeof adapter_18_pResViewDesc_to_old / sizeof adapter_18_pResViewDesc_to_old[0]);
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_22_pResViewDesc_to_old,
+                               sizeof adapter_22_pResViewDesc_to_old / sizeof adapter_22_pResViewDesc_to_old[0]);
     cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
     if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_18_pResViewDesc_to_new,
-                               sizeof adapter_18_pResViewDesc_to_new / sizeof adapter_18_pResViewDesc_to_new[0]);
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_22_pResViewDesc_to_new,
+                               sizeof adapter_22_pResViewDesc_to_new / sizeof adapter_22_pResViewDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
-static cubind__slot adapter_19_target;
+static cubind__slot adapter_23_target;
 /* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_19_pResViewDesc_to_old[] = {
+static const cubind__field_copy adapter_23_pResViewDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static const cubind__field_copy adapter_19_pResViewDesc_to_new[] = {
+static const cubind__field_copy adapter_23_pResViewDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static cudaError_t adapter_19(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_23(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
@@ -19474,15 +19625,257 @@ static cudaError_t adapter_19(struct cudaResourceViewDesc *pResViewDesc, cudaTex
         void *align_p;
         long long align_ll;
     } old_pResViewDesc;
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_19_pResViewDesc_to_old,
-                               sizeof adapter_19_pResViewDesc_to_old / sizeof adapter_19_pResViewDesc_to_old[0]);
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_23_pResViewDesc_to_old,
+                               sizeof adapter_23_pResViewDesc_to_old / sizeof adapter_23_pResViewDesc_to_old[0]);
     cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
     if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_19_pResViewDesc_to_new,
-                               sizeof adapter_19_pResViewDesc_to_new / sizeof adapter_19_pResViewDesc_to_new[0]);
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_23_pResViewDesc_to_new,
+                               sizeof adapter_23_pResViewDesc_to_new / sizeof adapter_23_pResViewDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+static cubind__slot adapter_24_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_24_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_24(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_24_pResDesc_to_old,
+                               sizeof adapter_24_pResDesc_to_old / sizeof adapter_24_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+static cubind__slot adapter_25_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_25_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_25(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_25_pResDesc_to_old,
+                               sizeof adapter_25_pResDesc_to_old / sizeof adapter_25_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_26_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_26_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_26_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_26(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_26_pResDesc_to_old,
+                               sizeof adapter_26_pResDesc_to_old / sizeof adapter_26_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_26_pResDesc_to_new,
+                               sizeof adapter_26_pResDesc_to_new / sizeof adapter_26_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_27_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_27_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_27_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_27(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_27_pResDesc_to_old,
+                               sizeof adapter_27_pResDesc_to_old / sizeof adapter_27_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_27_pResDesc_to_new,
+                               sizeof adapter_27_pResDesc_to_new / sizeof adapter_27_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
+static cubind__slot adapter_28_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_28_nodeParams_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_28_nodeParams_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static cudaError_t adapter_28(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_nodeParams;
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL)
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_28_nodeParams_to_old,
+                               sizeof adapter_28_nodeParams_to_old / sizeof adapter_28_nodeParams_to_old[0]);
+    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
+    if (nodeParams != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_28_nodeParams_to_new,
+                               sizeof adapter_28_nodeParams_to_new / sizeof adapter_28_nodeParams_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
+static cubind__slot adapter_29_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
+static const cubind__field_copy adapter_29_nodeParams_to_old[] = {
+    {0, 0, 24},
+    {24, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_29_nodeParams_to_new[] = {
+    {0, 0, 24},
+    {34, 24, 54},
+    {88, 88, 32},
+};
+static cudaError_t adapter_29(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_nodeParams;
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL)
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_29_nodeParams_to_old,
+                               sizeof adapter_29_nodeParams_to_old / sizeof adapter_29_nodeParams_to_old[0]);
+    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
+    if (nodeParams != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_29_nodeParams_to_new,
+                               sizeof adapter_29_nodeParams_to_new / sizeof adapter_29_nodeParams_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+static cubind__slot adapter_30_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_30_params_out_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_30_params_out_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static cudaError_t adapter_30(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_params_out;
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (params_out != NULL)
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_30_params_out_to_old,
+                               sizeof adapter_30_params_out_to_old / sizeof adapter_30_params_out_to_old[0]);
+    cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
+    if (params_out != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_30_params_out_to_new,
+                               sizeof adapter_30_params_out_to_new / sizeof adapter_30_params_out_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+static cubind__slot adapter_31_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
+static const cubind__field_copy adapter_31_params_out_to_old[] = {
+    {0, 0, 24},
+    {24, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_31_params_out_to_new[] = {
+    {0, 0, 24},
+    {34, 24, 54},
+    {88, 88, 32},
+};
+static cudaError_t adapter_31(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_params_out;
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (params_out != NULL)
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_31_params_out_to_old,
+                               sizeof adapter_31_params_out_to_old / sizeof adapter_31_params_out_to_old[0]);
+    cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
+    if (params_out != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_31_params_out_to_new,
+                               sizeof adapter_31_params_out_to_new / sizeof adapter_31_params_out_to_new[0]);
     return cubind_result;
 }
 
@@ -19550,6 +19943,42 @@ cubind__fnptr cubind__runtime_adapter(unsigned index, cubind__slot **target)
     case 19:
         *target = &adapter_19_target;
         return (cubind__fnptr)adapter_19;
+    case 20:
+        *target = &adapter_20_target;
+        return (cubind__fnptr)adapter_20;
+    case 21:
+        *target = &adapter_21_target;
+        return (cubind__fnptr)adapter_21;
+    case 22:
+        *target = &adapter_22_target;
+        return (cubind__fnptr)adapter_22;
+    case 23:
+        *target = &adapter_23_target;
+        return (cubind__fnptr)adapter_23;
+    case 24:
+        *target = &adapter_24_target;
+        return (cubind__fnptr)adapter_24;
+    case 25:
+        *target = &adapter_25_target;
+        return (cubind__fnptr)adapter_25;
+    case 26:
+        *target = &adapter_26_target;
+        return (cubind__fnptr)adapter_26;
+    case 27:
+        *target = &adapter_27_target;
+        return (cubind__fnptr)adapter_27;
+    case 28:
+        *target = &adapter_28_target;
+        return (cubind__fnptr)adapter_28;
+    case 29:
+        *target = &adapter_29_target;
+        return (cubind__fnptr)adapter_29;
+    case 30:
+        *target = &adapter_30_target;
+        return (cubind__fnptr)adapter_30;
+    case 31:
+        *target = &adapter_31_target;
+        return (cubind__fnptr)adapter_31;
     default:
         break;
     }
@@ -19605,27 +20034,31 @@ const struct cubind__runtime_releases {
         char s34[25];
         char s35[130];
         char s36[130];
-        char s37[363];
-        char s38[429];
-        char s39[291];
-        char s40[291];
-        char s41[32];
-        char s42[124];
-        char s43[37];
-        char s44[130];
-        char s45[130];
-        char s46[226];
-        char s47[235];
-        char s48[21];
-        char s49[32];
-        char s50[112];
-        char s51[34];
-        char s52[28];
-        char s53[31];
+        char s37[24];
+        char s38[270];
+        char s39[336];
+        char s40[33];
+        char s41[198];
+        char s42[198];
+        char s43[32];
+        char s44[124];
+        char s45[37];
+        char s46[130];
+        char s47[130];
+        char s48[24];
+        char s49[33];
+        char s50[25];
+        char s51[31];
+        char s52[21];
+        char s53[32];
         char s54[112];
-        char s55[112];
-        char s56[112];
-        char s57[261];
+        char s55[34];
+        char s56[28];
+        char s57[31];
+        char s58[112];
+        char s59[112];
+        char s60[112];
+        char s61[261];
     } strings;
 } cubind__runtime_releases = {
     {3, offsetof(struct cubind__runtime_releases, releases),
@@ -19663,26 +20096,26 @@ const struct cubind__runtime_releases {
         {172, 4, 0, 0, S(6)},
         {173, 4, 0, 0, S(6)},
         {179, 2, 15, S(34), S(35)},
-        {192, 3, 0, 0, S(37)},
-        {194, 3, 0, 0, S(39)},
-        {196, 2, 18, S(43), S(44)},
-        {197, 3, 0, 0, S(39)},
-        {199, 3, 0, 0, S(39)},
+        {192, 2, 17, S(37), S(38)},
+        {194, 2, 19, S(40), S(41)},
+        {196, 2, 22, S(45), S(46)},
+        {197, 2, 24, S(48), S(41)},
+        {199, 2, 26, S(49), S(41)},
         {202, 4, 0, 0, S(6)},
         {203, 4, 0, 0, S(6)},
         {204, 4, 0, 0, S(6)},
         {205, 4, 0, 0, S(6)},
         {206, 4, 0, 0, S(6)},
-        {244, 3, 0, 0, S(46)},
-        {245, 3, 0, 0, S(46)},
-        {256, 1, 0, S(48), 0},
-        {257, 1, 0, S(49), 0},
-        {258, 1, 0, S(51), 0},
-        {259, 1, 0, S(52), 0},
-        {260, 1, 0, S(53), 0},
-        {291, 3, 0, 0, S(56)},
-        {292, 3, 0, 0, S(57)},
-        {293, 3, 0, 0, S(57)},
+        {244, 2, 28, S(50), S(32)},
+        {245, 2, 30, S(51), S(32)},
+        {256, 1, 0, S(52), 0},
+        {257, 1, 0, S(53), 0},
+        {258, 1, 0, S(55), 0},
+        {259, 1, 0, S(56), 0},
+        {260, 1, 0, S(57), 0},
+        {291, 3, 0, 0, S(60)},
+        {292, 3, 0, 0, S(61)},
+        {293, 3, 0, 0, S(61)},
         {296, 4, 0, 0, S(6)},
         {297, 4, 0, 0, S(6)},
         {298, 4, 0, 0, S(6)},
@@ -19727,33 +20160,33 @@ const struct cubind__runtime_releases {
         {172, 4, 0, 0, S(6)},
         {173, 4, 0, 0, S(6)},
         {179, 2, 16, S(34), S(36)},
-        {192, 3, 0, 0, S(38)},
-        {194, 3, 0, 0, S(40)},
-        {195, 2, 17, S(41), S(42)},
-        {196, 2, 19, S(43), S(45)},
-        {197, 3, 0, 0, S(40)},
-        {199, 3, 0, 0, S(40)},
+        {192, 2, 18, S(37), S(39)},
+        {194, 2, 20, S(40), S(42)},
+        {195, 2, 21, S(43), S(44)},
+        {196, 2, 23, S(45), S(47)},
+        {197, 2, 25, S(48), S(42)},
+        {199, 2, 27, S(49), S(42)},
         {202, 4, 0, 0, S(6)},
         {203, 4, 0, 0, S(6)},
         {204, 4, 0, 0, S(6)},
         {205, 4, 0, 0, S(6)},
         {206, 4, 0, 0, S(6)},
-        {244, 3, 0, 0, S(47)},
-        {245, 3, 0, 0, S(47)},
+        {244, 2, 29, S(50), S(33)},
+        {245, 2, 31, S(51), S(33)},
         {256, 3, 0, 0, S(11)},
-        {257, 3, 0, 0, S(50)},
-        {258, 3, 0, 0, S(50)},
+        {257, 3, 0, 0, S(54)},
+        {258, 3, 0, 0, S(54)},
         {259, 3, 0, 0, S(11)},
         {260, 3, 0, 0, S(11)},
-        {262, 3, 0, 0, S(54)},
+        {262, 3, 0, 0, S(58)},
         {264, 4, 0, 0, S(1)},
         {265, 4, 0, 0, S(1)},
-        {280, 3, 0, 0, S(55)},
+        {280, 3, 0, 0, S(59)},
         {291, 4, 0, 0, S(1)},
         {292, 4, 0, 0, S(1)},
         {293, 4, 0, 0, S(1)},
         {294, 4, 0, 0, S(1)},
-        {295, 3, 0, 0, S(50)},
+        {295, 3, 0, 0, S(54)},
         {296, 4, 0, 0, S(6)},
         {297, 4, 0, 0, S(6)},
         {298, 4, 0, 0, S(6)},
@@ -20117,17 +20550,21 @@ const struct cubind__runtime_releases {
         "cudaPointerGetAttributes",
         "struct cudaPointerAttributes is 24 bytes in CUDA 12.4, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaPointerAttributes is 24 bytes in CUDA 11.8, 88 in CUDA 13.0: called through an adapter that converts it field by field",
-        "the CUDA 13.0 form does not exist there: struct cudaResourceDesc is 64 bytes in CUDA 12.4, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.4, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 12.4, 112 in CUDA 13.0 (struct cudaResourceDesc.res is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct cudaResourceDesc is 64 bytes in CUDA 11.8, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 11.8, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 11.8, 112 in CUDA 13.0; struct cudaTextureDesc is 68 bytes in CUDA 11.8, 72 in CUDA 13.0 (struct cudaResourceDesc.res is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct cudaResourceDesc is 64 bytes in CUDA 12.4, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.4, 128 in CUDA 13.0 (struct cudaResourceDesc.res is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct cudaResourceDesc is 64 bytes in CUDA 11.8, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 11.8, 128 in CUDA 13.0 (struct cudaResourceDesc.res is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
+        "cudaCreateTextureObject",
+        "struct cudaResourceDesc is 64 bytes in CUDA 12.4, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.4, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 12.4, 112 in CUDA 13.0: called through an adapter that converts it field by field",
+        "struct cudaResourceDesc is 64 bytes in CUDA 11.8, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 11.8, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 11.8, 112 in CUDA 13.0; struct cudaTextureDesc is 68 bytes in CUDA 11.8, 72 in CUDA 13.0: called through an adapter that converts it field by field",
+        "cudaGetTextureObjectResourceDesc",
+        "struct cudaResourceDesc is 64 bytes in CUDA 12.4, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.4, 128 in CUDA 13.0: called through an adapter that converts it field by field",
+        "struct cudaResourceDesc is 64 bytes in CUDA 11.8, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 11.8, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaGetTextureObjectTextureDesc",
         "struct cudaTextureDesc is 68 bytes in CUDA 11.8, 72 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaGetTextureObjectResourceViewDesc",
         "struct cudaResourceViewDesc is 48 bytes in CUDA 12.4, 112 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceViewDesc is 48 bytes in CUDA 11.8, 112 in CUDA 13.0: called through an adapter that converts it field by field",
-        "the CUDA 13.0 form does not exist there: struct cudaMemPoolProps (88 bytes in both) lays out reserved, usage otherwise (struct cudaMemPoolProps is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct cudaMemPoolProps (88 bytes in both) lays out maxSize, reserved, usage otherwise (struct cudaMemPoolProps is reached other than through one pointer parameter); it needs CUDA 13.0 or newer",
+        "cudaCreateSurfaceObject",
+        "cudaGetSurfaceObjectResourceDesc",
+        "cudaGraphAddMemAllocNode",
+        "cudaGraphMemAllocNodeGetParams",
         "cudaGraphGetEdges_v2",
         "cudaGraphNodeGetDependencies_v2",
         "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",

@@ -313,6 +313,8 @@ static int mock_entry_point(const char *name, void **pfn, int *found)
         {"cuGraphBatchMemOpNodeGetParams", "cuGraphBatchMemOpNodeGetParams"},
         {"cuGraphBatchMemOpNodeSetParams", "cuGraphBatchMemOpNodeSetParams"},
         {"cuGraphExecBatchMemOpNodeSetParams", "cuGraphExecBatchMemOpNodeSetParams"},
+        {"cuGraphAddMemAllocNode", "cuGraphAddMemAllocNode"},
+        {"cuGraphMemAllocNodeGetParams", "cuGraphMemAllocNodeGetParams"},
         {"cuGraphAddMemFreeNode", "cuGraphAddMemFreeNode"},
         {"cuGraphMemFreeNodeGetParams", "cuGraphMemFreeNodeGetParams"},
         {"cuDeviceGraphMemTrim", "cuDeviceGraphMemTrim"},
@@ -3544,8 +3546,7 @@ MOCK_API CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUg
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    /* not to be called: in CUDA 12.4 cuGraphAddMemAllocNode has another ABI */
-    cubind_mock_begin("trap cuGraphAddMemAllocNode", __builtin_return_address(0));
+    cubind_mock_begin("cuGraphAddMemAllocNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3557,8 +3558,7 @@ MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGrap
 
 MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
-    /* not to be called: in CUDA 12.4 cuGraphMemAllocNodeGetParams has another ABI */
-    cubind_mock_begin("trap cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
+    cubind_mock_begin("cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();

@@ -1979,8 +1979,7 @@ MOCK_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
 
 MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    /* not to be called: in CUDA 11.8 cudaCreateTextureObject has another ABI */
-    cubind_mock_begin("trap cudaCreateTextureObject", __builtin_return_address(0));
+    cubind_mock_begin("cudaCreateTextureObject", __builtin_return_address(0));
     cubind_mock_arg(&pTexObject, sizeof(cudaTextureObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     cubind_mock_arg(&pTexDesc, sizeof(const struct cudaTextureDesc *));
@@ -1999,8 +1998,7 @@ MOCK_API cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
 
 MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    /* not to be called: in CUDA 11.8 cudaGetTextureObjectResourceDesc has another ABI */
-    cubind_mock_begin("trap cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
+    cubind_mock_begin("cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
     return (cudaError_t)cubind_mock_status();
@@ -2027,8 +2025,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceVie
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    /* not to be called: in CUDA 11.8 cudaCreateSurfaceObject has another ABI */
-    cubind_mock_begin("trap cudaCreateSurfaceObject", __builtin_return_address(0));
+    cubind_mock_begin("cudaCreateSurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(cudaSurfaceObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     return (cudaError_t)cubind_mock_status();
@@ -2045,8 +2042,7 @@ MOCK_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    /* not to be called: in CUDA 11.8 cudaGetSurfaceObjectResourceDesc has another ABI */
-    cubind_mock_begin("trap cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
+    cubind_mock_begin("cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
     return (cudaError_t)cubind_mock_status();
@@ -2530,8 +2526,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_
 
 MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphAddMemAllocNode has another ABI */
-    cubind_mock_begin("trap cudaGraphAddMemAllocNode", __builtin_return_address(0));
+    cubind_mock_begin("cudaGraphAddMemAllocNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2543,8 +2538,7 @@ MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaG
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphMemAllocNodeGetParams has another ABI */
-    cubind_mock_begin("trap cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
+    cubind_mock_begin("cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaMemAllocNodeParams *));
     return (cudaError_t)cubind_mock_status();

@@ -6350,22 +6350,43 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
 
 /* How cudaCreateTextureObject is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_192[] = {
-    {"12.4", 3, "cudaCreateTextureObject"},
-    {"11.8", 3, "cudaCreateTextureObject"},
+    {"12.4", 2, "cudaCreateTextureObject"},
+    {"11.8", 2, "cudaCreateTextureObject"},
 };
 
 static void test_cubind_runtime_create_texture_object(void **cubind_state)
 {
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(uintptr_t)0x100c0010u;
-    const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(uintptr_t)0x100c0020u;
-    const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(uintptr_t)0x100c0030u;
-    const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(uintptr_t)0x100c0040u;
+    union {
+        unsigned char bytes[144]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_record_1.bytes;
+    union {
+        unsigned char bytes[72]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_2;
+    const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_record_2.bytes;
+    union {
+        unsigned char bytes[112]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_3;
+    const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_record_3.bytes;
     const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_192, 2, "cudaCreateTextureObject", &cubind_action);
 
     (void)cubind_state;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
+    memset(cubind_record_3.bytes, 0x5c, sizeof cubind_record_3.bytes);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6379,9 +6400,18 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&pTexObject, sizeof pTexObject);
-        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-        cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
-        cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pResDesc);
+        else
+            cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pTexDesc);
+        else
+            cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pResViewDesc);
+        else
+            cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -6421,13 +6451,19 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
 
 /* How cudaGetTextureObjectResourceDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_194[] = {
-    {"12.4", 3, "cudaGetTextureObjectResourceDesc"},
-    {"11.8", 3, "cudaGetTextureObjectResourceDesc"},
+    {"12.4", 2, "cudaGetTextureObjectResourceDesc"},
+    {"11.8", 2, "cudaGetTextureObjectResourceDesc"},
 };
 
 static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_state)
 {
-    struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(uintptr_t)0x100c2010u;
+    union {
+        unsigned char bytes[144]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(void *)cubind_record_0.bytes;
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c201LL;
     const cudaError_t cubind_expected = cudaErrorDeviceAlreadyInUse;
     cudaError_t cubind_result;
@@ -6435,6 +6471,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 2, "cudaGetTextureObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6447,7 +6484,10 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pResDesc);
+        else
+            cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
         cubind_mock_expect_arg(&texObject, sizeof texObject);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -6563,20 +6603,27 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
 
 /* How cudaCreateSurfaceObject is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_197[] = {
-    {"12.4", 3, "cudaCreateSurfaceObject"},
-    {"11.8", 3, "cudaCreateSurfaceObject"},
+    {"12.4", 2, "cudaCreateSurfaceObject"},
+    {"11.8", 2, "cudaCreateSurfaceObject"},
 };
 
 static void test_cubind_runtime_create_surface_object(void **cubind_state)
 {
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(uintptr_t)0x100c5010u;
-    const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(uintptr_t)0x100c5020u;
+    union {
+        unsigned char bytes[144]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_record_1.bytes;
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 2, "cudaCreateSurfaceObject", &cubind_action);
 
     (void)cubind_state;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6590,7 +6637,10 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&pSurfObject, sizeof pSurfObject);
-        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pResDesc);
+        else
+            cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
@@ -6630,13 +6680,19 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
 
 /* How cudaGetSurfaceObjectResourceDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_199[] = {
-    {"12.4", 3, "cudaGetSurfaceObjectResourceDesc"},
-    {"11.8", 3, "cudaGetSurfaceObjectResourceDesc"},
+    {"12.4", 2, "cudaGetSurfaceObjectResourceDesc"},
+    {"11.8", 2, "cudaGetSurfaceObjectResourceDesc"},
 };
 
 static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_state)
 {
-    struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(uintptr_t)0x100c7010u;
+    union {
+        unsigned char bytes[144]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_0;
+    struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(void *)cubind_record_0.bytes;
     cudaSurfaceObject_t surfObject = (cudaSurfaceObject_t)0x12340000c701LL;
     const cudaError_t cubind_expected = cudaErrorJitCompilerNotFound;
     cudaError_t cubind_result;
@@ -6644,6 +6700,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 2, "cudaGetSurfaceObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
+    memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6656,7 +6713,10 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof pResDesc);
+        else
+            cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
         cubind_mock_expect_arg(&surfObject, sizeof surfObject);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
@@ -8094,8 +8154,8 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
 
 /* How cudaGraphAddMemAllocNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_244[] = {
-    {"12.4", 3, "cudaGraphAddMemAllocNode"},
-    {"11.8", 3, "cudaGraphAddMemAllocNode"},
+    {"12.4", 2, "cudaGraphAddMemAllocNode"},
+    {"11.8", 2, "cudaGraphAddMemAllocNode"},
 };
 
 static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
@@ -8104,13 +8164,20 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x100f4020u;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100f4030u;
     size_t numDependencies = (size_t)0x12340000f403LL;
-    struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(uintptr_t)0x100f4050u;
+    union {
+        unsigned char bytes[120]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_4;
+    struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_record_4.bytes;
     const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_244, 2, "cudaGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
+    memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -8127,7 +8194,10 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
         cubind_mock_expect_arg(&graph, sizeof graph);
         cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
         cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof nodeParams);
+        else
+            cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
@@ -8141,20 +8211,27 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
 
 /* How cudaGraphMemAllocNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_245[] = {
-    {"12.4", 3, "cudaGraphMemAllocNodeGetParams"},
-    {"11.8", 3, "cudaGraphMemAllocNodeGetParams"},
+    {"12.4", 2, "cudaGraphMemAllocNodeGetParams"},
+    {"11.8", 2, "cudaGraphMemAllocNodeGetParams"},
 };
 
 static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100f5010u;
-    struct cudaMemAllocNodeParams *params_out = (struct cudaMemAllocNodeParams *)(uintptr_t)0x100f5020u;
+    union {
+        unsigned char bytes[120]; /* a record an adapter converts: it is read */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } cubind_record_1;
+    struct cudaMemAllocNodeParams *params_out = (struct cudaMemAllocNodeParams *)(void *)cubind_record_1.bytes;
     const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 2, "cudaGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
+    memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -8168,7 +8245,10 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&node, sizeof node);
-        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+            cubind_mock_expect_any(sizeof params_out);
+        else
+            cubind_mock_expect_arg(&params_out, sizeof params_out);
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
@@ -10792,8 +10872,8 @@ const size_t cubind_passthrough_runtime_count = 310;
 size_t cubind_passthrough_runtime_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
-        return 36;
+        return 30;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
-        return 59;
+        return 53;
     return 0;
 }

@@ -24,6 +24,9 @@ from cubind_ctypes import Cubind  # noqa: E402
 
 def census(cubind: Cubind) -> dict:
     out = {}
+    for name in cubind.library_names():  # all loaded first: a library's info names the others it mixes with
+        if os.environ.get(cubind.env_var(name)) is not None:
+            cubind.lib.cubind_load(cubind.lib.cubind_library_from_name(name.encode()))
     for name in cubind.library_names():
         if os.environ.get(cubind.env_var(name)) is None:
             continue
