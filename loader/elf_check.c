@@ -2,7 +2,7 @@
  * loader/elf_check.c - an ELF file of this process's class and byte order, checked
  * before dlopen: dlopen maps a truncated file's segments past its end and dies of
  * SIGBUS on touching them, and says "No such file or directory" of another machine's
- * library.
+ * library. Layer 2: calls strbuf (1).
  */
 #define _GNU_SOURCE
 #include "elf_check.h"

@@ -1,10 +1,10 @@
 /*
  * loader/elf_check.h - look at an ELF file before dlopen does: what dlopen handles
  * badly (a truncated file, another machine's library) is refused with the reason, and
- * the file's DT_SONAME is read without loading it.
+ * the file's DT_SONAME is read without loading it. Layer 2: includes strbuf.h (1).
  */
-#ifndef CUBIND_ELF_CHECK_H
-#define CUBIND_ELF_CHECK_H
+#ifndef CUBIND_LOADER_ELF_CHECK_H
+#define CUBIND_LOADER_ELF_CHECK_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -18,4 +18,4 @@
 int cubind__inspect_elf(int fd, off_t size, char *soname, size_t soname_size, int *has_soname,
                         cubind__strbuf *why);
 
-#endif /* CUBIND_ELF_CHECK_H */
+#endif /* CUBIND_LOADER_ELF_CHECK_H */

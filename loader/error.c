@@ -16,6 +16,7 @@
  * handler was left without returning, the hint is stale and the handler is called afresh.
  * Where the stack cannot be walked, the hint's frame address is compared with the current
  * one instead (stacks grow down on every target).
+ * Layer 2: calls strbuf (1) and the generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include "error.h"
@@ -262,7 +263,8 @@ void cubind__error_record(cubind_error_kind kind, cubind_library library, const 
     struct thread_errors *t = &tls;
     cubind_error *r;
     va_list args;
-    const char *name = cubind_library_name(library);
+    const char *name = (int)library >= 0 && (int)library < CUBIND_LIBRARY_COUNT ? cubind__libraries[library].name
+                                                                                : NULL;
     const char *status_name;
     char raw[CUBIND_ERROR_MESSAGE_MAX];
     int in_handler;

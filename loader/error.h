@@ -1,8 +1,9 @@
 /*
- * loader/error.h - the thread-local error record and the error handler.
+ * loader/error.h - the thread-local error record and the error handler. Layer 2: includes
+ * strbuf.h (1).
  */
-#ifndef CUBIND_ERROR_H
-#define CUBIND_ERROR_H
+#ifndef CUBIND_LOADER_ERROR_H
+#define CUBIND_LOADER_ERROR_H
 
 #include "cubind/cubind.h"
 #include "strbuf.h"
@@ -14,4 +15,4 @@ void cubind__error_record(cubind_error_kind kind, cubind_library library, const 
                           const char *format, ...) CUBIND_PRINTF(5, 6);
 
 
-#endif /* CUBIND_ERROR_H */
+#endif /* CUBIND_LOADER_ERROR_H */

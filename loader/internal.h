@@ -1,5 +1,8 @@
 /*
- * loader/internal.h - what generated sources and the loader share; not installed.
+ * loader/internal.h - what generated sources and the loader share; not installed. Layer 0:
+ * includes no loader header. It declares functions of every layer (the tables of the generated
+ * sources, cubind__resolve of library.c, the error paths of error.c); which of them a loader
+ * file may call is its layer's business (tests/check_loader_layers.py checks the calls).
  *
  * Each library's generated source owns a symbol table: its names in one read-only
  * object (addressed by offsets, so the table needs no relocation at start-up), atomic

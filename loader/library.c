@@ -16,6 +16,8 @@
  * meanwhile acts at the thread's next cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock
  * a recursive mutex there (its owner's thread id is not the child's), which left
  * every later load in the child blocked for ever.
+ * Layer 7, the top: calls discovery (6), handle_check (3), opened (2), error (2), trace (2),
+ * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,14 +32,16 @@
 #include "cubind/version.h"
 
 #include "discovery.h"
+#include "library.h"
 #include "error.h"
+#include "handle_check.h"
 #include "internal.h"
+#include "opened.h"
 #include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
-enum { LOAD_OK = 0, LOAD_FAILED = -1, LOAD_REENTERED = -2 };
 
 /* Why a load failed. Never freed: cubind_library_info hands the text out as valid for the
  * life of the process, and another thread may be formatting it when a retry fails anew.
@@ -61,7 +65,6 @@ struct lib_state {
     const char **missing;
     size_t missing_count;
     const char **names;   /* every C API name, for the info of a library not found; built once */
-    struct load_failure *notes; /* every distinct release note given out, interned like failures */
 };
 
 static struct lib_state states[CUBIND_LIBRARY_COUNT];
@@ -131,7 +134,7 @@ static void keep_failure(struct lib_state *s, cubind__strbuf *why)
     atomic_store_explicit(&s->failure, f, memory_order_release);
 }
 
-static int valid(cubind_library library)
+int cubind__valid_library(cubind_library library)
 {
     return (int)library >= 0 && (int)library < CUBIND_LIBRARY_COUNT;
 }
@@ -150,16 +153,16 @@ static int chosen_release(cubind_library library, const cubind__opened *lib, cub
     return release;
 }
 
-static int ensure_loaded(cubind_library library)
+int cubind__ensure_loaded(cubind_library library)
 {
     struct lib_state *s = &states[library];
     int state = atomic_load_explicit(&s->state, memory_order_acquire), cancel_state;
     if (state == STATE_LOADED)
-        return LOAD_OK;
+        return CUBIND__LOAD_OK;
     if (state == STATE_FAILED)
-        return LOAD_FAILED;
+        return CUBIND__LOAD_FAILED;
     if (tls_loading[library])
-        return LOAD_REENTERED;
+        return CUBIND__LOAD_REENTERED;
     lock(&cancel_state);
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
@@ -177,13 +180,13 @@ static int ensure_loaded(cubind_library library)
         atomic_store_explicit(&s->state, state, memory_order_release);
     }
     unlock(cancel_state);
-    return state == STATE_LOADED ? LOAD_OK : LOAD_FAILED;
+    return state == STATE_LOADED ? CUBIND__LOAD_OK : CUBIND__LOAD_FAILED;
 }
 
-static const char *load_error(cubind_library library, int outcome)
+const char *cubind__load_error(cubind_library library, int outcome)
 {
     const char *text;
-    if (outcome == LOAD_REENTERED)
+    if (outcome == CUBIND__LOAD_REENTERED)
         return "it is being loaded by this very thread (a call from inside its dlopen, such as a library "
                "constructor); call again once loading has finished";
     text = failure_text(&states[library]);
@@ -192,7 +195,7 @@ static const char *load_error(cubind_library library, int outcome)
 
 /* `function`: the C API name of the wrapper that could not be called, or NULL when
  * `api` (cubind_load, cubind_library_info) asked for the load. */
-static void record_load_failure(cubind_library library, const char *function, const char *api, int outcome)
+void cubind__record_load_failure(cubind_library library, const char *function, const char *api, int outcome)
 {
     const cubind__library_desc *d = &cubind__libraries[library];
     const char *status_name = cubind_status_name(library, d->status_missing_library);
@@ -200,10 +203,10 @@ static void record_load_failure(cubind_library library, const char *function, co
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, function, d->status_missing_library,
                              "%s: %s could not be loaded, so the call returns %s (%d): %s", function, d->file,
                              status_name != NULL ? status_name : "?", d->status_missing_library,
-                             load_error(library, outcome));
+                             cubind__load_error(library, outcome));
     else
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, api, d->status_missing_library,
-                             "%s could not be loaded: %s", d->file, load_error(library, outcome));
+                             "%s could not be loaded: %s", d->file, cubind__load_error(library, outcome));
 }
 
 static void record_symbol_missing(cubind_library library, size_t index)
@@ -260,8 +263,8 @@ static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const 
     return cubind__own_symbol(&s->lib, symbol);
 }
 
-static void resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
-                               cubind__resolution *out)
+void cubind__resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
+                                cubind__resolution *out)
 {
     cubind__release_resolve(library, states[library].release, table, index, lookup_symbol, &states[library], out);
 }
@@ -310,15 +313,15 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         set_offset(table, index, fn, slow);
         return fn;
     }
-    outcome = ensure_loaded(library);
-    if (outcome != LOAD_OK) {
+    outcome = cubind__ensure_loaded(library);
+    if (outcome != CUBIND__LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_library;
-        record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
+        cubind__record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
         return NULL;
     }
-    resolve_in_release(library, table, index, &r);
+    cubind__resolve_in_release(library, table, index, &r);
     if (r.fn == NULL) {
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_symbol;
@@ -331,7 +334,7 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
     return fn;
 }
 
-static cubind_error_kind invalid_library(const char *function, cubind_library library)
+cubind_error_kind cubind__invalid_library(const char *function, cubind_library library)
 {
     cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, function, 0,
                          "%s: %d is not a cubind library (0 to %d)", function, (int)library,
@@ -342,12 +345,12 @@ static cubind_error_kind invalid_library(const char *function, cubind_library li
 cubind_error_kind cubind_load(cubind_library library)
 {
     int outcome;
-    if (!valid(library))
-        return invalid_library("cubind_load", library);
-    outcome = ensure_loaded(library);
-    if (outcome == LOAD_OK)
+    if (!cubind__valid_library(library))
+        return cubind__invalid_library("cubind_load", library);
+    outcome = cubind__ensure_loaded(library);
+    if (outcome == CUBIND__LOAD_OK)
         return CUBIND_OK;
-    record_load_failure(library, NULL, "cubind_load", outcome);
+    cubind__record_load_failure(library, NULL, "cubind_load", outcome);
     return CUBIND_ERROR_LIBRARY_NOT_FOUND;
 }
 
@@ -358,8 +361,8 @@ static cubind_error_kind set_source(cubind_library library, const char *function
     cubind_error_kind result = CUBIND_OK;
     char *copy = NULL;
     int cancel_state;
-    if (!valid(library))
-        return invalid_library(function, library);
+    if (!cubind__valid_library(library))
+        return cubind__invalid_library(function, library);
     if (path != NULL) {
         copy = strdup(path);
         if (copy == NULL) {
@@ -401,7 +404,7 @@ static void escaped_copy(char *out, size_t size, const char *text)
 
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path)
 {
-    if (valid(library) && path != NULL && path[0] != '/') {
+    if (cubind__valid_library(library) && path != NULL && path[0] != '/') {
         char text[CUBIND_ERROR_MESSAGE_MAX];
         escaped_copy(text, sizeof text, path);
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_path", 0,
@@ -415,12 +418,12 @@ cubind_error_kind cubind_set_library_path(cubind_library library, const char *pa
 
 cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle)
 {
-    if (valid(library) && handle == NULL) {
+    if (cubind__valid_library(library) && handle == NULL) {
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_handle", 0,
                              "cubind_set_library_handle: the handle is NULL (RTLD_DEFAULT)");
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
-    if (valid(library)) {
+    if (cubind__valid_library(library)) {
         /* a pseudo-handle, anything that is not an object loaded in this namespace, or another library */
         cubind__strbuf why = {0};
         char text[CUBIND_ERROR_MESSAGE_MAX];
@@ -437,8 +440,7 @@ cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle
     return set_source(library, "cubind_set_library_handle", NULL, handle);
 }
 
-/* Resolve every symbol of a loaded library once, caching those found. */
-static void census(cubind_library library)
+void cubind__census(cubind_library library, size_t *found, const char *const **missing, size_t *missing_count)
 {
     struct lib_state *s = &states[library];
     const cubind__symbol_table *t = cubind__symbols(library);
@@ -450,7 +452,7 @@ static void census(cubind_library library)
         s->found = s->missing_count = 0;
         for (i = 0; i < t->count; ++i) {
             cubind__resolution r;
-            resolve_in_release(library, t, i, &r);
+            cubind__resolve_in_release(library, t, i, &r);
             if (r.fn != NULL) {
                 atomic_store_explicit(cache_slot(t, i), r.fn, memory_order_release);
                 s->found++;
@@ -461,10 +463,12 @@ static void census(cubind_library library)
         s->census_done = 1;
     }
     unlock(cancel_state);
+    *found = s->found;
+    *missing = s->missing;
+    *missing_count = s->missing_count;
 }
 
-/* Every C API name of `library` (what a library not found lacks), built on first use and kept. */
-static const char *const *all_names(cubind_library library)
+const char *const *cubind__all_names(cubind_library library)
 {
     struct lib_state *s = &states[library];
     const cubind__symbol_table *t = cubind__symbols(library);
@@ -478,286 +482,17 @@ static const char *const *all_names(cubind_library library)
     return s->names;
 }
 
-/* "13.0, 12.4, 11.8": the releases the bindings know for `library`, newest first; built once. */
-static const char *releases_known(cubind_library library)
+int cubind__loaded(cubind_library library)
 {
-    static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT];
-    const cubind__release_table *t = cubind__release_table_of(library);
-    char *text = atomic_load_explicit(&texts[library], memory_order_acquire), *expected = NULL;
-    cubind__strbuf buf = {0};
-    size_t r;
-    if (text != NULL || t == NULL)
-        return text;
-    cubind__strbuf_printf(&buf, "%s", "");
-    for (r = 0; r < t->release_count; ++r)
-        cubind__strbuf_printf(&buf, "%s%s", r > 0 ? ", " : "", cubind__release_at(t, r)->name);
-    text = cubind__strbuf_take(&buf);
-    if (text == NULL || atomic_compare_exchange_strong(&texts[library], &expected, text))
-        return text;
-    free(text);
-    return expected;
+    return atomic_load_explicit(&states[library].state, memory_order_acquire) == STATE_LOADED;
 }
 
-/* Why `library` and the coupled libraries loaded beside it mix releases, or NULL when they do not:
- * interned under the lock (the text is handed out for the life of the process). */
-static const char *release_note(cubind_library library)
+const cubind__opened *cubind__opened_of(cubind_library library)
 {
-    const cubind__library_desc *d = &cubind__libraries[library];
-    const char *mine = cubind__release_name(library, states[library].release), *kept = NULL;
-    cubind__strbuf text = {0};
-    struct load_failure *n;
-    int other, cancel_state;
-    for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
-        const char *theirs;
-        if (!(d->coupled & (1ULL << other)) ||
-            atomic_load_explicit(&states[other].state, memory_order_acquire) != STATE_LOADED)
-            continue;
-        theirs = cubind__release_name((cubind_library)other, states[other].release);
-        if (mine == NULL || theirs == NULL || strcmp(mine, theirs) == 0)
-            continue;
-        cubind__strbuf_printf(&text, "%s%s is of CUDA %s but %s (%s) of CUDA %s", text.length ? "; " : "",
-                              d->file, mine, cubind__libraries[other].file, states[other].lib.path_escaped, theirs);
-    }
-    if (text.length == 0) {
-        cubind__strbuf_free(&text);
-        return NULL;
-    }
-    cubind__strbuf_printf(&text, ": libraries used together should come from one release");
-    lock(&cancel_state);
-    for (n = states[library].notes; n != NULL && kept == NULL; n = n->earlier)
-        if (strcmp(n->text, cubind__strbuf_str(&text)) == 0)
-            kept = n->text;
-    if (kept == NULL && (n = malloc(sizeof *n + text.length + 1)) != NULL) {
-        memcpy(n->text, cubind__strbuf_str(&text), text.length + 1);
-        n->earlier = states[library].notes;
-        states[library].notes = n;
-        kept = n->text;
-    }
-    unlock(cancel_state);
-    cubind__strbuf_free(&text);
-    return kept;
+    return &states[library].lib;
 }
 
-/* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
-#define INFO_MIN_SIZE (offsetof(struct cubind_library_info, error) + sizeof(const char *))
-
-cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info)
+int cubind__release_in_use(cubind_library library)
 {
-    const cubind__library_desc *d;
-    struct lib_state *s;
-    struct cubind_library_info out;
-    cubind_error_kind result = CUBIND_OK;
-    size_t size;
-    int outcome;
-    if (!valid(library))
-        return invalid_library("cubind_library_info", library);
-    if (info == NULL) {
-        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
-                             "cubind_library_info: info is NULL");
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    size = info->size;
-    if (size < INFO_MIN_SIZE) {
-        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
-                             "cubind_library_info: info->size is %zu; set it to sizeof(struct cubind_library_info) "
-                             "(at least %zu) before the call",
-                             size, (size_t)INFO_MIN_SIZE);
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    d = &cubind__libraries[library];
-    s = &states[library];
-    memset(&out, 0, sizeof out);
-    out.library = library;
-    out.name = d->name;
-    out.version_major = out.version_minor = out.version_patch = -1;
-    out.functions = cubind__symbols(library)->count;
-    out.releases = releases_known(library);
-    outcome = ensure_loaded(library);
-    if (outcome != LOAD_OK) {
-        out.missing = all_names(library);
-        out.functions_missing = out.missing != NULL ? out.functions : 0; /* 0: out of memory */
-        out.error = load_error(library, outcome);
-        result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
-    } else {
-        census(library);
-        out.found = 1;
-        out.found_by = s->lib.found_by;
-        out.path = s->lib.path;
-        out.real_path = s->lib.real_path;
-        out.soname = s->lib.soname;
-        out.version_major = s->lib.version[0];
-        out.version_minor = s->lib.version[1];
-        out.version_patch = s->lib.version[2];
-        out.version_source = s->lib.version_source;
-        out.functions_found = s->found;
-        out.functions_missing = s->missing_count;
-        out.missing = s->missing;
-        out.release = cubind__release_name(library, s->release);
-        out.release_note = release_note(library);
-    }
-    /* a caller built against an older header gets its part only; a newer one learns how much */
-    out.size = size < sizeof out ? size : sizeof out;
-    memcpy(info, &out, out.size);
-    if (result != CUBIND_OK)
-        record_load_failure(library, NULL, "cubind_library_info", outcome);
-    return result;
-}
-
-/* The library and index of the function `name` names (C API name, exported symbol or cubind
- * name); 0 when cubind binds none of that name. */
-static int find_function(const char *name, cubind_library *library, size_t *index)
-{
-    int lib;
-    size_t i;
-    for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        const cubind__symbol_table *t = cubind__symbols(lib);
-        for (i = 0; i < t->count; ++i) {
-            if (strcmp(name, cubind__function_name(t, i)) == 0 || strcmp(name, cubind__symbol_name(t, i)) == 0 ||
-                strcmp(name, cubind__cubind_name(t, i)) == 0) {
-                *library = (cubind_library)lib;
-                *index = i;
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
-int cubind_function_available(const char *name)
-{
-    cubind_library library;
-    size_t index;
-    cubind__resolution r;
-    if (!find_function(name, &library, &index))
-        return 0; /* cubind_function_info tells an unknown name from a missing function */
-    if (ensure_loaded(library) != LOAD_OK)
-        return 0;
-    resolve_in_release(library, cubind__symbols(library), index, &r);
-    return r.fn != NULL;
-}
-
-/* "12.4, 13.0": the releases (bits of `changed_in`) where a function's ABI changed, kept per
- * distinct mask (at most 2^8 of them), built on first use. */
-static const char *changed_text(const cubind__release_table *t, unsigned mask)
-{
-    static _Atomic(char *) texts[256];
-    char *text = atomic_load_explicit(&texts[mask & 255u], memory_order_acquire), *expected = NULL;
-    cubind__strbuf buf = {0};
-    size_t r;
-    if (text != NULL)
-        return text;
-    cubind__strbuf_printf(&buf, "%s", "");
-    for (r = t->release_count; r-- > 0;)
-        if (mask & (1u << r))
-            cubind__strbuf_printf(&buf, "%s%s", cubind__strbuf_str(&buf)[0] != '\0' ? ", " : "",
-                                  cubind__release_at(t, r)->name);
-    text = cubind__strbuf_take(&buf);
-    if (text == NULL)
-        return "";
-    if (!atomic_compare_exchange_strong(&texts[mask & 255u], &expected, text)) {
-        free(text);
-        return expected;
-    }
-    return text;
-}
-
-/* The first layout of struct cubind_function_info (up to `reason`): the least a caller may pass. */
-#define FUNCTION_INFO_MIN_SIZE (offsetof(struct cubind_function_info, reason) + sizeof(const char *))
-
-cubind_error_kind cubind_function_info(const char *name, struct cubind_function_info *info)
-{
-    struct cubind_function_info out;
-    const cubind__release_table *t;
-    const cubind__symbol_table *symbols;
-    cubind_library library;
-    size_t index, size;
-    if (info == NULL || info->size < FUNCTION_INFO_MIN_SIZE) {
-        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_function_info", 0,
-                             "cubind_function_info: %s; set info->size to sizeof(struct cubind_function_info) "
-                             "(at least %zu) before the call",
-                             info == NULL ? "info is NULL" : "info->size is too small", (size_t)FUNCTION_INFO_MIN_SIZE);
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    size = info->size;
-    memset(&out, 0, sizeof out);
-    out.library = CUBIND_LIB_NONE;
-    if (!find_function(name, &library, &index)) {
-        out.state = CUBIND_FUNCTION_UNKNOWN;
-        out.reason = "cubind binds no function of that name";
-        out.size = size < sizeof out ? size : sizeof out;
-        memcpy(info, &out, out.size);
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    symbols = cubind__symbols(library);
-    t = cubind__release_table_of(library);
-    out.library = library;
-    out.name = cubind__function_name(symbols, index);
-    out.cubind_name = cubind__cubind_name(symbols, index);
-    if (t != NULL && t->release_count > 0) {
-        const cubind__release_history *h = (const cubind__release_history *)((const char *)t + t->history_at) + index;
-        out.added_in = cubind__release_at(t, h->added_in < t->release_count ? h->added_in : t->release_count - 1)->name;
-        out.changed_in = changed_text(t, h->changed_in);
-    }
-    if (ensure_loaded(library) != LOAD_OK) {
-        out.state = CUBIND_FUNCTION_NOT_LOADED;
-        out.reason = load_error(library, LOAD_FAILED);
-    } else {
-        cubind__resolution r;
-        resolve_in_release(library, symbols, index, &r);
-        out.state = r.state;
-        out.release = cubind__release_name(library, states[library].release);
-        out.symbol = r.symbol;
-        out.reason = r.reason != NULL ? r.reason
-                     : r.state == CUBIND_FUNCTION_MISSING ? "the loaded library does not export it"
-                                                          : NULL;
-    }
-    out.size = size < sizeof out ? size : sizeof out;
-    memcpy(info, &out, out.size);
-    return CUBIND_OK;
-}
-
-cubind_error_kind cubind_require_release(cubind_library library, int major, int minor)
-{
-    struct lib_state *s;
-    const char *name;
-    int have_major = 0, have_minor = 0;
-    if (!valid(library))
-        return invalid_library("cubind_require_release", library);
-    if (major < 0 || minor < 0 || minor > 99) {
-        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_require_release", 0,
-                             "cubind_require_release: %d.%d is not a CUDA release", major, minor);
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    cubind__require_release(library, major, minor);
-    s = &states[library];
-    if (atomic_load_explicit(&s->state, memory_order_acquire) != STATE_LOADED)
-        return CUBIND_OK; /* checked when it loads */
-    name = cubind__release_name(library, s->release);
-    if (name != NULL && sscanf(name, "%d.%d", &have_major, &have_minor) == 2 &&
-        (have_major > major || (have_major == major && have_minor >= minor)))
-        return CUBIND_OK;
-    cubind__error_record(CUBIND_ERROR_ALREADY_LOADED, library, "cubind_require_release", 0,
-                         "cubind_require_release: %s is already loaded from %s, of CUDA %s, older than the %d.%d "
-                         "required",
-                         cubind__libraries[library].file, s->lib.path_escaped, name != NULL ? name : "?", major, minor);
-    return CUBIND_ERROR_ALREADY_LOADED;
-}
-
-const char *cubind_library_name(cubind_library library)
-{
-    return valid(library) ? cubind__libraries[library].name : NULL;
-}
-
-cubind_library cubind_library_from_name(const char *name)
-{
-    int lib;
-    for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib)
-        if (strcmp(name, cubind__libraries[lib].name) == 0)
-            return (cubind_library)lib;
-    return CUBIND_LIB_NONE;
-}
-
-const char *cubind_version(void)
-{
-    return CUBIND_RELEASE_STRING; /* cubind/version.h */
+    return states[library].release;
 }

@@ -2,6 +2,7 @@
  * loader/releases.c - a loaded library's release, chosen once from its own version query, and
  * what each function's call becomes there (loader/releases.h). It reads the generated release
  * tables and the symbols of the library through a lookup the caller passes: it opens nothing.
+ * Layer 2: calls strbuf (1) and the generated tables; called by library.c (7) and info.c (8).
  */
 #include "releases.h"
 

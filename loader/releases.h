@@ -9,6 +9,7 @@
  * functions whose call differs there. A function absent from that list is called as in the
  * newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
  * start-up.
+ * Layer 2: calls strbuf (1) and the generated tables.
  */
 #ifndef CUBIND_RELEASES_H
 #define CUBIND_RELEASES_H

@@ -1,4 +1,8 @@
-/* loader/strbuf.c - growable strings for loader messages. */
+/*
+ * loader/strbuf.c - growable strings for loader messages, and the escaping of bytes that are not
+ * printable UTF-8. Layer 1: calls libc only (tools/cubind_probe.c builds this file in too).
+ */
+#define _GNU_SOURCE
 #include "strbuf.h"
 
 #include <stdarg.h>
@@ -79,19 +83,34 @@ size_t cubind__printable_length(const unsigned char *p)
     return n;
 }
 
+/* A run of printable characters at a time (one append a run, not one a character). */
 void cubind__strbuf_escaped(cubind__strbuf *buf, const char *text)
 {
-    const unsigned char *p;
-    for (p = (const unsigned char *)text; *p != '\0'; ++p) {
-        size_t n = cubind__printable_length(p);
-        if (n > 1) { /* valid UTF-8 is kept */
-            cubind__strbuf_printf(buf, "%.*s", (int)n, (const char *)p);
-            p += n - 1;
-        } else if (n == 1 && *p != '\\')
-            cubind__strbuf_printf(buf, "%c", *p);
-        else
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p != '\0') {
+        const unsigned char *run = p;
+        size_t n;
+        while (*p != '\\' && (n = cubind__printable_length(p)) > 0)
+            p += n;
+        if (p > run)
+            cubind__strbuf_printf(buf, "%.*s", (int)(p - run), (const char *)run);
+        if (*p != '\0') {
             cubind__strbuf_printf(buf, "\\x%02x", *p);
+            ++p;
+        }
     }
+}
+
+char *cubind__escaped_copy(const char *text)
+{
+    cubind__strbuf escaped = {0};
+    const unsigned char *p;
+    for (p = (const unsigned char *)text; *p >= 0x20 && *p < 0x7f && *p != '\\'; ++p)
+        ;
+    if (*p == '\0') /* printable ASCII: nothing to escape */
+        return strdup(text);
+    cubind__strbuf_escaped(&escaped, text);
+    return escaped.failed ? (cubind__strbuf_free(&escaped), (char *)NULL) : cubind__strbuf_take(&escaped);
 }
 
 const char *cubind__strbuf_str(const cubind__strbuf *buf)

@@ -1,9 +1,9 @@
 /*
  * loader/strbuf.h - a growable, always NUL-terminated string for messages
- * whose length the loader cannot bound (lists of tried paths).
+ * whose length the loader cannot bound (lists of tried paths). Layer 1: includes no loader header.
  */
-#ifndef CUBIND_STRBUF_H
-#define CUBIND_STRBUF_H
+#ifndef CUBIND_LOADER_STRBUF_H
+#define CUBIND_LOADER_STRBUF_H
 
 #include <stddef.h>
 
@@ -28,9 +28,11 @@ void cubind__strbuf_escaped(cubind__strbuf *buf, const char *text);
 size_t cubind__utf8_length(const unsigned char *p);
 /* The same when it is a printable character: 0 also for C0 and C1 control characters and DEL. */
 size_t cubind__printable_length(const unsigned char *p);
+/* A copy of `text` escaped as cubind__strbuf_escaped does (malloc), or NULL when out of memory. */
+char *cubind__escaped_copy(const char *text);
 const char *cubind__strbuf_str(const cubind__strbuf *buf);
 /* Hand the text over (caller frees); the buffer is empty afterwards. */
 char *cubind__strbuf_take(cubind__strbuf *buf);
 void cubind__strbuf_free(cubind__strbuf *buf);
 
-#endif /* CUBIND_STRBUF_H */
+#endif /* CUBIND_LOADER_STRBUF_H */

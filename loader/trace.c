@@ -1,6 +1,8 @@
 /*
  * loader/trace.c - call tracing: the configuration (CUBIND_TRACE, CUBIND_TRACE_FILE, read once
  * through cubind__getenv), the line of a call and its one write(). See trace.h.
+ * Layer 2: calls environment (1), file_open (1), strbuf (1) and the generated tables (library and
+ * status names).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,10 +11,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "discovery.h"
+#include "environment.h"
+#include "file_open.h"
+#include "internal.h"
+#include "strbuf.h"
 #include "trace.h"
 
 enum { STATE_OFF = 0, STATE_UNREAD = 1, STATE_ON = 2 };
@@ -53,8 +59,8 @@ static int parse(const char *spec)
         } else {
             known = 0;
             for (i = 0; i < CUBIND_LIBRARY_COUNT; i++) {
-                const char *name = cubind_library_name((cubind_library)i);
-                if (name != NULL && strlen(name) == n && strncmp(p, name, n) == 0) {
+                const char *name = cubind__libraries[i].name;
+                if (strlen(name) == n && strncmp(p, name, n) == 0) {
                     traced[i] = 1;
                     named = known = 1;
                 }
@@ -72,6 +78,33 @@ static int parse(const char *spec)
     return all || named || errors_only;
 }
 
+/* CUBIND_TRACE_FILE: a regular file (appended to, created if missing), a character device (/dev/null,
+ * a terminal) or a FIFO that a process reads (a pipe: /dev/stdout piped, >(...)). Opened without
+ * waiting: a FIFO no process reads, or any other kind of file, leaves the lines on stderr, with a
+ * message saying why. Writes then block as they would on stderr: a reader that stops reading
+ * holds the tracing thread up, as it would with a pipe on stderr. */
+static void open_trace_file(const char *file)
+{
+    struct stat st;
+    cubind__strbuf name = {0};
+    const char *why;
+    int fd = cubind__open_file(file, O_WRONLY | O_APPEND | O_CREAT, 0644,
+                               CUBIND__FILE_REGULAR | CUBIND__FILE_CHARACTER_DEVICE | CUBIND__FILE_FIFO, &st);
+    if (fd >= 0) {
+        out_fd = fd;
+        return;
+    }
+    if (fd == CUBIND__FILE_WRONG_KIND)
+        why = cubind__file_kind(st.st_mode);
+    else if (errno == ENXIO && stat(file, &st) == 0 && S_ISFIFO(st.st_mode))
+        why = "a FIFO no process reads (a write would wait for one)";
+    else
+        why = strerror(errno);
+    cubind__strbuf_escaped(&name, file);
+    dprintf(2, "cubind: CUBIND_TRACE_FILE %s: %s; tracing to stderr\n", cubind__strbuf_str(&name), why);
+    cubind__strbuf_free(&name);
+}
+
 static void read_config(void)
 {
     const char *spec = cubind__getenv("CUBIND_TRACE");
@@ -81,13 +114,8 @@ static void read_config(void)
         return;
     }
     file = cubind__getenv("CUBIND_TRACE_FILE");
-    if (file != NULL && *file != '\0') {
-        int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-        if (fd >= 0)
-            out_fd = fd;
-        else
-            dprintf(2, "cubind: CUBIND_TRACE_FILE %s: %s; tracing to stderr\n", file, strerror(errno));
-    }
+    if (file != NULL && *file != '\0')
+        open_trace_file(file);
     /* A child forked while another thread writes a line must not inherit the lock held. */
     pthread_atfork(lock_writes, unlock_writes, unlock_writes);
     atomic_store_explicit(&cubind__trace_state, STATE_ON, memory_order_relaxed);
@@ -138,7 +166,7 @@ int cubind__trace_wanted(cubind__trace_call *call, const char *function, int fai
 {
     if (errors_only && !failed)
         return 0;
-    append(call, "cubind-trace: tid=%ld %s %s(", (long)syscall(SYS_gettid), cubind_library_name(call->library),
+    append(call, "cubind-trace: tid=%ld %s %s(", (long)syscall(SYS_gettid), cubind__libraries[call->library].name,
            function);
     return 1;
 }

@@ -1,5 +1,6 @@
 /*
  * loader/trace.h - call tracing (CUBIND_TRACE), used by the generated wrappers; not installed.
+ * Layer 2: includes no loader header.
  *
  * Off, tracing costs the hot path nothing: while it is on, the loader never fills the slots the
  * hot path reads (cubind__trace_enabled), so every call takes its wrapper's slow path, which

@@ -11,7 +11,9 @@
  *   6. messages hold printable UTF-8 only (dlerror's copy of a raw path included);
  *   7. retries alternating between failures do not grow the heap;
  *   8. records without a status have an empty status_name;
- *  10. struct cubind_library_info is sized by the caller.
+ *  10. struct cubind_library_info is sized by the caller;
+ *  11. nothing cubind opens blocks it (issue 18): a trace file or an ld.so cache that is a FIFO
+ *      without a writer or reader.
  * Each case runs in a fresh child process (tests/scenario.h) with a watchdog alarm.
  */
 #define _GNU_SOURCE
@@ -410,6 +412,75 @@ static int scenario_info_size(void)
     return 0;
 }
 
+/* ---- 11. nothing cubind opens blocks it ------------------------------------------------------------------------ */
+
+/* The text of file `path` (at most `size` - 1 bytes); "" when it cannot be read. */
+static const char *file_text(const char *path, char *out, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    ssize_t got = fd >= 0 ? read(fd, out, size - 1) : -1;
+    out[got > 0 ? got : 0] = '\0';
+    if (fd >= 0)
+        close(fd);
+    return out;
+}
+
+/* CUBIND_TRACE=1, CUBIND_TRACE_FILE names a file of some kind, CUBIND_CUSPARSE_PATH the mock. The
+ * first traced call must return (a FIFO without a reader once blocked it for ever, under the lock
+ * fork() takes). With $CUBIND_TEST_FALLBACK set, its line goes to stderr after a message that says
+ * that; else nothing of cubind's reaches stderr, and with $CUBIND_TEST_READER set this process
+ * reads the FIFO, where the line must be. */
+static int scenario_trace_file(void)
+{
+    const char *file = must_getenv("CUBIND_TRACE_FILE");
+    const char *fallback = getenv("CUBIND_TEST_FALLBACK");
+    const char *errors = must_getenv("CUBIND_TEST_STDERR"); /* where stderr goes during the call */
+    char text[8192];
+    int reader = -1, saved, fd;
+    alarm(20);
+    if (getenv("CUBIND_TEST_READER") != NULL)
+        CHECK((reader = open(file, O_RDONLY | O_NONBLOCK)) >= 0);
+    cubind_mock_set_status(MOCK_STATUS);
+    /* stderr into a file for the call, then back (CHECK reports there) */
+    CHECK((saved = dup(2)) >= 0 && (fd = open(errors, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+    CHECK(dup2(fd, 2) == 2 && close(fd) == 0);
+    fd = cubind_cusparse_create(&(cusparseHandle_t){0});
+    CHECK(dup2(saved, 2) == 2 && close(saved) == 0);
+    CHECK(fd == MOCK_STATUS);
+    file_text(errors, text, sizeof text);
+    if (fallback != NULL) {
+        CHECK(contains(text, "cubind: CUBIND_TRACE_FILE ") && contains(text, fallback) &&
+              contains(text, "; tracing to stderr\n"));
+        CHECK(contains(text, "cubind-trace: ") && contains(text, " cusparseCreate(handle="));
+        return 0;
+    }
+    if (strstr(text, "cubind") != NULL) {
+        fprintf(stderr, "stderr holds: %s\n", text);
+        return 1;
+    }
+    if (reader >= 0) {
+        ssize_t got = read(reader, text, sizeof text - 1);
+        text[got > 0 ? got : 0] = '\0';
+        CHECK(contains(text, "cubind-trace: ") && contains(text, " cusparseCreate(handle="));
+    }
+    return 0;
+}
+
+/* CUBIND_LD_SO_CACHE names a FIFO no process writes to, and no other step finds libcublas before
+ * the cache: the search goes on past it (the cache was once opened for reading, which waits for
+ * a writer for ever, under the load lock). */
+static int scenario_ld_cache_fifo(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    alarm(20);
+    (void)cubind_library_info(CUBIND_LIB_CUBLAS, &info);
+    if (info.found)
+        CHECK(info.path[0] == '/');
+    else
+        CHECK(contains(info.error, "in the search path, the ld.so cache or the system directories"));
+    return 0;
+}
+
 static const struct scenario scenarios[] = {
     {"status_vs_handler", scenario_status_vs_handler},
     {"ld_path_cwd", scenario_ld_path_cwd},
@@ -423,6 +494,8 @@ static const struct scenario scenarios[] = {
     {"growth", scenario_growth},
     {"status_names", scenario_status_names},
     {"info_size", scenario_info_size},
+    {"trace_file", scenario_trace_file},
+    {"ld_cache_fifo", scenario_ld_cache_fifo},
     {NULL, NULL},
 };
 
@@ -671,6 +744,46 @@ static void test_info_size(void **state)
     run("info_size", env);
 }
 
+static void trace_file_case(const char *file, const char *fallback, int reader)
+{
+    const char *env[] = {env_of("CUBIND_TRACE", "1"), env_of("CUBIND_TRACE_FILE", file),
+                         env_of("CUBIND_CUSPARSE_PATH", mock_path("libcusparse.so.12")),
+                         env_of("CUBIND_TEST_FALLBACK", fallback != NULL ? fallback : ""),
+                         env_of("CUBIND_TEST_READER", reader ? "1" : ""),
+                         env_of("CUBIND_TEST_STDERR", tmp_path("trace-stderr")), NULL};
+    run("trace_file", env);
+}
+
+/* A regular file or a character device is written to; a FIFO is written to while a process reads
+ * it; without one, and for anything else, the lines go to stderr, as the README promises for a
+ * file that cannot be opened. */
+static void test_trace_file_never_blocks(void **state)
+{
+    const char *fifo = tmp_path("trace-fifo");
+    const char *directory = tmp_path("trace-directory");
+    (void)state;
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(directory, 0755), 0);
+    trace_file_case(fifo, "a FIFO no process reads", 0);
+    trace_file_case(fifo, NULL, 1);
+    trace_file_case("/dev/null", NULL, 0);
+    trace_file_case(tmp_path("trace.log"), NULL, 0);
+    trace_file_case(directory, "Is a directory", 0);
+}
+
+static void test_ld_cache_fifo_never_blocks(void **state)
+{
+    const char *fifo = tmp_path("ld.so.cache");
+    const char *empty = tmp_path("empty");
+    const char *env[] = {env_of("CUBIND_LD_SO_CACHE", fifo), env_of("LD_LIBRARY_PATH", empty),
+                         env_of("CUBIND_CUBLAS_PATH", ""), env_of("CUDA_PATH", ""), env_of("CUDA_HOME", ""),
+                         env_of("CONDA_PREFIX", ""), NULL};
+    (void)state;
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(empty, 0755), 0);
+    run("ld_cache_fifo", env);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +800,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_retries_do_not_grow),
         cmocka_unit_test(test_status_name_empty_without_status),
         cmocka_unit_test(test_info_size),
+        cmocka_unit_test(test_trace_file_never_blocks),
+        cmocka_unit_test(test_ld_cache_fifo_never_blocks),
     };
     int scenario = scenario_main(argc, argv, scenarios);
     if (scenario >= 0)

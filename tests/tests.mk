@@ -49,7 +49,7 @@ include tests/faults.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
+.PHONY: test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         abi-baseline
 
@@ -66,8 +66,14 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe test-link test-install \
-        test-examples test-bench-build
+test-c: test-layering test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe \
+        test-link test-install test-examples test-bench-build
+
+# The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
+# calls go to lower layers only, and no file is over 550 lines.
+LOADER_OBJECTS := $(filter $(BUILD)/obj/loader/%,$(LIB_OBJECTS))
+test-layering: $(LOADER_OBJECTS)
+	$(PYTHON) tests/check_loader_layers.py loader $(BUILD)/obj/loader docs/loader-internals.md
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 

@@ -23,7 +23,9 @@ KEYS = {"name", "found", "path", "soname", "version", "functions", "functions_fo
 
 
 def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(PROBE), *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+    """Run the probe; one that hangs fails its test (subprocess.TimeoutExpired) instead of the suite."""
+    return subprocess.run([str(PROBE), *args], capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          timeout=60)
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +81,15 @@ def test_odd_bytes_in_a_path_keep_the_json_valid() -> None:
     result = probe("--json", env={"CUBIND_CURAND_PATH": "/nonexistent/\"quoted\"\\dir/libcurand.so.10"})
     curand = next(lib for lib in json.loads(result.stdout)["libraries"] if lib["name"] == "curand")
     assert '"quoted"' in curand["error"]
+
+
+def test_an_ld_so_cache_that_is_a_fifo_does_not_block(tmp_path: Path) -> None:
+    # opened for reading, a FIFO without a writer once blocked the probe for ever
+    fifo = tmp_path / "ld.so.cache"
+    os.mkfifo(fifo)
+    result = probe("--json", env={"CUBIND_LD_SO_CACHE": str(fifo)})
+    assert result.returncode == 0, result.stderr
+    assert [lib["name"] for lib in json.loads(result.stdout)["libraries"]] == NAMES
 
 
 def test_a_bad_command_line_exits_2() -> None:

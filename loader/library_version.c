@@ -1,0 +1,143 @@
+/*
+ * loader/library_version.c - a library's version and the answers of its version query that refuse a
+ * file (see library_version.h). Layer 3: calls opened (2), strbuf (1) and the generated tables
+ * (cubind__version_query, cubind_status_name).
+ */
+#define _GNU_SOURCE
+#include "library_version.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf *why, cubind__version_answer *answer)
+{
+    void *address;
+    size_t i;
+    cubind__fnptr query;
+    answer->handle = NULL;
+    if (d->refused_count == 0 || d->version_query_name[0] == '\0')
+        return 0;
+    address = dlsym(handle, d->version_query_name);
+    if (address == NULL)
+        return 0;
+    memcpy(&query, &address, sizeof query);
+    answer->handle = handle;
+    answer->address = address;
+    answer->status = 0;
+    answer->version[0] = answer->version[1] = answer->version[2] = -1;
+    answer->failed = cubind__version_query(d->library, query, answer->version, &answer->status) != 0;
+    if (!answer->failed)
+        return 0;
+    for (i = 0; i < d->refused_count; ++i) {
+        if (answer->status == d->refused_statuses[i]) {
+            const char *name = cubind_status_name(d->library, answer->status);
+            cubind__strbuf_printf(why, ": refused, %s answers %s (%d): %s", d->version_query_name,
+                                  name != NULL ? name : "a status", answer->status, d->refusal_reasons[i]);
+            answer->handle = NULL;
+            dlclose(handle);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "libcusolverMg.so.12.0.4.66" -> 12, 0, 4; absent parts stay -1. Returns how many were read. */
+static int version_from_file_name(const char *path, int version[3])
+{
+    const char *base = strrchr(path, '/');
+    const char *p;
+    int n = 0;
+    base = base != NULL ? base + 1 : path;
+    p = strstr(base, ".so.");
+    if (p == NULL)
+        return 0;
+    p += 4;
+    while (n < 3 && *p >= '0' && *p <= '9') {
+        char *end;
+        long value = strtol(p, &end, 10);
+        version[n++] = value > INT_MAX ? INT_MAX : (int)value;
+        if (*end != '.')
+            break;
+        p = end + 1;
+    }
+    return n;
+}
+
+/* "13", "13.1" or "13.1.0" into `number` (48 bytes); "unknown" when version[0] is. */
+static void version_text(const int version[3], char *number)
+{
+    size_t at = 0;
+    int n;
+    if (version[0] < 0) {
+        memcpy(number, "unknown", sizeof "unknown");
+        return;
+    }
+    for (n = 0; n < 3 && version[n] >= 0; ++n) {
+        char digits[16];
+        size_t k = 0;
+        unsigned value = (unsigned)version[n];
+        if (n > 0)
+            number[at++] = '.';
+        do
+            digits[k++] = (char)('0' + value % 10);
+        while ((value /= 10) != 0);
+        while (k > 0)
+            number[at++] = digits[--k];
+    }
+    number[at] = '\0';
+}
+
+void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, const cubind__version_answer *answer)
+{
+    cubind__strbuf text = {0};
+    char number[48];
+    int n;
+    out->version[0] = out->version[1] = out->version[2] = -1;
+    if (d->version_query_name[0] != '\0') {
+        int status = 0, failed = 0, exported, version[3] = {-1, -1, -1};
+        if (answer->handle != NULL && answer->handle == out->handle) {
+            exported = cubind__owns(out, answer->address);
+            failed = answer->failed;
+            status = answer->status;
+            memcpy(version, answer->version, sizeof version);
+        } else {
+            cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
+            exported = query != NULL;
+            if (exported)
+                failed = cubind__version_query(d->library, query, version, &status) != 0;
+        }
+        if (exported && !failed) {
+            memcpy(out->version, version, sizeof version);
+            out->version_source = strdup(d->version_query_name);
+        } else {
+            /* the file's own name then (CUDA 11's cudaRuntimeGetVersion fails without a driver): the
+             * release a library is called as must not be guessed */
+            const char *file = out->real_path != NULL ? out->real_path : out->path;
+            const char *base = strrchr(file, '/'), *name = cubind_status_name(d->library, status);
+            n = version_from_file_name(file, out->version);
+            cubind__strbuf_printf(&text, "file name ");
+            cubind__strbuf_escaped(&text, base != NULL ? base + 1 : file);
+            if (!exported)
+                cubind__strbuf_printf(&text, " (%s is not exported)", d->version_query_name);
+            else
+                cubind__strbuf_printf(&text, " (%s failed with %s (%d))", d->version_query_name,
+                                      name != NULL ? name : "an unknown status", status);
+            if (n == 0)
+                cubind__strbuf_printf(&text, ": version unknown");
+            out->version_source = cubind__strbuf_take(&text);
+        }
+    } else {
+        const char *file = out->real_path != NULL ? out->real_path : out->path;
+        const char *base = strrchr(file, '/');
+        n = version_from_file_name(file, out->version);
+        cubind__strbuf_printf(&text, "file name ");
+        cubind__strbuf_escaped(&text, base != NULL ? base + 1 : file);
+        cubind__strbuf_printf(&text, " (%s has no version query)%s", d->file,
+                              n == 0 ? ": version unknown" : "");
+        out->version_source = cubind__strbuf_take(&text);
+    }
+    version_text(out->version, number);
+    out->version_text = strdup(number);
+}

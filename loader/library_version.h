@@ -1,0 +1,32 @@
+/*
+ * loader/library_version.h - a library's version: asked of its version query, or read from its file
+ * name; and the query's answers that refuse a file. Layer 3: includes internal.h (0),
+ * strbuf.h (1) and opened.h (2).
+ */
+#ifndef CUBIND_LOADER_LIBRARY_VERSION_H
+#define CUBIND_LOADER_LIBRARY_VERSION_H
+
+#include "internal.h"
+#include "opened.h"
+#include "strbuf.h"
+
+/* The version query's answer, kept when discovery asked it to accept or refuse a file, so that it
+ * is asked once. */
+typedef struct cubind__version_answer {
+    void *handle; /* the handle the query was asked of; NULL when not asked */
+    void *address; /* the query's address */
+    int failed, status, version[3];
+} cubind__version_answer;
+
+/* 1 (after saying why in `why` and closing `handle`) when the file answers its version query with
+ * a status that says it is not the library: the driver's link-time stub answers
+ * CUDA_ERROR_STUB_LIBRARY. Else 0; the answer, when asked, is kept in `answer`. */
+int cubind__refused(const cubind__library_desc *desc, void *handle, cubind__strbuf *why,
+                    cubind__version_answer *answer);
+
+/* Fill out->version, out->version_source and out->version_text. The version query is asked here
+ * unless `answer` holds its answer for out->handle already. */
+void cubind__read_version(const cubind__library_desc *desc, cubind__opened *out,
+                          const cubind__version_answer *answer);
+
+#endif /* CUBIND_LOADER_LIBRARY_VERSION_H */

@@ -1,0 +1,41 @@
+/*
+ * loader/opened.h - a library as opened (its handle, path, soname, version), and the symbols
+ * the object itself exports. Layer 2: includes internal.h (0).
+ */
+#ifndef CUBIND_LOADER_OPENED_H
+#define CUBIND_LOADER_OPENED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+typedef struct cubind__opened {
+    void *handle;
+    void *map;             /* struct link_map * of the object */
+    const char *found_by;  /* discovery step, see struct cubind_library_info */
+    char *path;            /* as loaded (the link map's name) */
+    char *path_escaped;    /* the same, printable */
+    char *real_path;       /* symbolic links resolved */
+    char *soname;          /* DT_SONAME, or NULL */
+    int version[3];        /* -1 when unknown */
+    char *version_source;
+    char *version_text;    /* "13.1.0", "12" or "unknown" */
+    size_t segments;       /* the object's PT_LOAD segments, to tell its own symbols from its */
+    struct {               /* dependencies' by address (dladdr scans the symbol table) */
+        uintptr_t start, end;
+    } segment[16];
+} cubind__opened;
+
+/* Fill lib->segments and lib->segment from the loaded object whose link map is lib->map. */
+void cubind__record_segments(cubind__opened *lib);
+
+/* 1 when `address` lies in the opened object itself, not in one of its dependencies (also when
+ * its segments are unknown). */
+int cubind__owns(const cubind__opened *lib, const void *address);
+
+/* The address of `symbol` when the opened object itself exports it (not one of its
+ * dependencies), else NULL. */
+cubind__fnptr cubind__own_symbol(const cubind__opened *lib, const char *symbol);
+
+#endif /* CUBIND_LOADER_OPENED_H */

@@ -1,0 +1,181 @@
+/*
+ * loader/search_path.c - the directories searched by file name (see search_path.h): the
+ * system loader's search path, the ld.so cache and the system directories (step 4), and a CUDA
+ * root's library directories (step 5). Every file found is handed to cubind__open_candidate by
+ * its absolute path; a file absent is only counted. Layer 5: calls candidate (4), ld_cache (2)
+ * and strbuf (1).
+ */
+#define _GNU_SOURCE
+#include "search_path.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ld_cache.h"
+
+#if defined(__x86_64__)
+static const char target_dirs[][32] = {"targets/x86_64-linux/lib"};
+#elif defined(__aarch64__)
+static const char target_dirs[][32] = {"targets/sbsa-linux/lib", "targets/aarch64-linux/lib"};
+#else
+static const char target_dirs[][32] = {"lib"};
+#endif
+
+/* Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
+static const char system_dirs[][32] = {
+#if defined(__x86_64__)
+    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+#elif defined(__aarch64__)
+    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64",
+#endif
+    "/lib", "/usr/lib"};
+
+/* `dir`/`name` (and /`name2` when not NULL) in `buffer` (`size` bytes), or, when it does not fit, in
+ * `spill` (the system then says "File name too long" of it). Returns the path. */
+static const char *join_path(char *buffer, size_t size, cubind__strbuf *spill, const char *dir, const char *name,
+                             const char *name2)
+{
+    size_t a = strlen(dir), b = strlen(name), c = name2 != NULL ? strlen(name2) : 0;
+    if (a + b + c + 3 > size) {
+        if (name2 != NULL)
+            cubind__strbuf_printf(spill, "%s/%s/%s", dir, name, name2);
+        else
+            cubind__strbuf_printf(spill, "%s/%s", dir, name);
+        return cubind__strbuf_str(spill);
+    }
+    memcpy(buffer, dir, a);
+    buffer[a] = '/';
+    memcpy(buffer + a + 1, name, b + 1);
+    if (name2 != NULL) {
+        buffer[a + 1 + b] = '/';
+        memcpy(buffer + a + 2 + b, name2, c + 1);
+    }
+    return buffer;
+}
+
+void *cubind__try_root(const cubind__library_desc *d, const char *root, cubind__strbuf *why, cubind__found *found)
+{
+    const char *subdirs[2 + sizeof target_dirs / sizeof target_dirs[0]];
+    size_t nsub = 0, i, j, absent = 0;
+    subdirs[nsub++] = "lib64";
+    subdirs[nsub++] = "lib";
+    for (i = 0; i < sizeof target_dirs / sizeof target_dirs[0]; ++i)
+        subdirs[nsub++] = target_dirs[i];
+    for (i = 0; i < nsub; ++i) {
+        for (j = 0; j < d->soname_count; ++j) {
+            cubind__strbuf spill = {0};
+            char buffer[PATH_MAX];
+            struct stat st;
+            void *handle;
+            const char *path = join_path(buffer, sizeof buffer, &spill, root, subdirs[i], d->sonames[j]);
+            if (lstat(path, &st) != 0 && errno == ENOENT) {
+                cubind__strbuf_free(&spill);
+                absent++; /* absent files are listed together below */
+                continue;
+            }
+            handle = cubind__open_candidate(d, path, "; ", "", why, found);
+            cubind__strbuf_free(&spill);
+            if (handle != NULL)
+                return handle;
+        }
+    }
+    if (absent > 0) {
+        cubind__strbuf_printf(why, "; ");
+        cubind__strbuf_escaped(why, root);
+        cubind__strbuf_printf(why, "/{");
+        for (i = 0; i < nsub; ++i)
+            cubind__strbuf_printf(why, "%s%s", i ? "," : "", subdirs[i]);
+        cubind__strbuf_printf(why, "}/{");
+        for (j = 0; j < d->soname_count; ++j)
+            cubind__strbuf_printf(why, "%s%s", j ? "," : "", d->sonames[j]);
+        cubind__strbuf_printf(why, "}: %s", absent == nsub * d->soname_count ? "none present" : "the others absent");
+    }
+    return NULL;
+}
+
+static int is_system_dir(const char *dir)
+{
+    size_t i;
+    for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; ++i)
+        if (strcmp(dir, system_dirs[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Try `dir`/`soname`: NULL when absent (nothing said) or refused (the reason in `why`). */
+static void *try_dir(const cubind__library_desc *d, const char *dir, const char *soname, cubind__strbuf *why,
+                     size_t *absent, cubind__found *found)
+{
+    cubind__strbuf spill = {0};
+    char buffer[PATH_MAX];
+    struct stat st;
+    void *handle = NULL;
+    const char *path = join_path(buffer, sizeof buffer, &spill, dir, soname, NULL);
+    if (lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+        (*absent)++;
+    else
+        handle = cubind__open_candidate(d, path, "; system loader: ", "", why, found);
+    cubind__strbuf_free(&spill);
+    return handle;
+}
+
+/* The search path for a dlopen from cubind: its rpath and the program's, LD_LIBRARY_PATH (which
+ * the dynamic loader ignores in secure mode), cubind's runpath; dlinfo RTLD_DI_SERINFO. */
+void *cubind__system_search(const cubind__library_desc *d, void *self, cubind__strbuf *why, cubind__found *found)
+{
+    union {
+        Dl_serinfo info;
+        char bytes[2048];
+    } small;
+    Dl_serinfo size_info, *info = NULL;
+    void *handle = NULL;
+    size_t i, j, absent = 0;
+    cubind__ld_cache cache = {0, NULL, 0, 0, 0};
+    char cached[PATH_MAX];
+
+    if (self != NULL && dlinfo(self, RTLD_DI_SERINFOSIZE, &size_info) == 0 &&
+        (info = size_info.dls_size <= sizeof small ? &small.info : malloc(size_info.dls_size)) != NULL) {
+        *info = size_info;
+        if (dlinfo(self, RTLD_DI_SERINFO, info) != 0) {
+            if (info != &small.info)
+                free(info);
+            info = NULL;
+        }
+    }
+    if (info != NULL)
+        for (i = 0; i < info->dls_cnt; ++i) {
+            const char *dir = info->dls_serpath[i].dls_name;
+            if (dir[0] != '/' && !is_system_dir(dir)) {
+                cubind__strbuf_printf(why, "; system loader: search path entry \"");
+                cubind__strbuf_escaped(why, dir);
+                cubind__strbuf_printf(why, "\" skipped (not absolute: the working directory)");
+            }
+        }
+    for (j = 0; j < d->soname_count && handle == NULL; ++j) {
+        const char *soname = d->sonames[j];
+        for (i = 0; info != NULL && i < info->dls_cnt && handle == NULL; ++i) {
+            const char *dir = info->dls_serpath[i].dls_name;
+            if (dir[0] == '/' && !is_system_dir(dir))
+                handle = try_dir(d, dir, soname, why, &absent, found);
+        }
+        if (handle == NULL && cubind__ld_cache_lookup(&cache, soname, cached, sizeof cached) != NULL)
+            handle = cubind__open_candidate(d, cached, "; system loader: ld.so cache: ", "", why, found);
+        for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && handle == NULL; ++i)
+            handle = try_dir(d, system_dirs[i], soname, why, &absent, found);
+    }
+    cubind__ld_cache_close(&cache);
+    if (handle == NULL) {
+        cubind__strbuf_printf(why, "; system loader: no loadable");
+        for (j = 0; j < d->soname_count; ++j)
+            cubind__strbuf_printf(why, "%s %s", j ? "," : "", d->sonames[j]);
+        cubind__strbuf_printf(why, " in the search path, the ld.so cache or the system directories");
+    }
+    if (info != &small.info)
+        free(info);
+    return handle;
+}
