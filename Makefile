@@ -60,7 +60,8 @@ LIBRARY_REAL := $(BUILD)/lib/$(REALNAME)
 LIBRARY_A := $(BUILD)/lib/libcubind.a
 PROBE := $(BUILD)/bin/cubind-probe
 
-.PHONY: bench all help deps deps-build deps-generator deps-test generate check-generated probe test \
+.PHONY: bench all help deps deps-build deps-generator deps-test fetch-releases fetch-release-libs generate \
+        check-generated probe test \
         test-generator test-c compilers install deps-install clean
 
 all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
@@ -69,6 +70,8 @@ help:
 	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
 	@echo "make check-generated  fail if generated/ differs from what the generator produces"
+	@echo "make fetch-releases   the older CUDA releases' headers (Debian packages) -> the releases cache"
+	@echo "make fetch-release-libs  their shared libraries (for the tests) -> the releases cache"
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
@@ -87,10 +90,19 @@ deps-test:
 	@sh tools/install-deps.sh $(TEST_DEPS)
 
 # --- generator --------------------------------------------------------------------------------
-generate: deps-generator
+# The headers of the older CUDA releases (generator/libraries.toml, [[release]]) are fetched into
+# the releases cache (docs/releases.md) when it lacks them; the fetch does nothing when it has them.
+fetch-releases:
+	@PYTHON=$(PYTHON) sh tools/fetch-cuda-releases.sh headers
+
+# The releases' shared libraries, for the tests that load them (never needed to generate).
+fetch-release-libs:
+	@PYTHON=$(PYTHON) sh tools/fetch-cuda-releases.sh libraries
+
+generate: deps-generator fetch-releases
 	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
 
-check-generated: deps-generator
+check-generated: deps-generator fetch-releases
 	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
 
 # --- library ----------------------------------------------------------------------------------

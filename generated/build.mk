@@ -31,3 +31,19 @@ CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+# CUDA releases older than the headers' that a library's calls are generated for (generator/libraries.toml,
+# [[release]]): its mocks of each (tests/mock_<library>-r<release>.c) answer that release's version.
+CUBIND_RELEASES_cublas := 12_4 11_8
+CUBIND_RELEASES_cublasLt := 12_4 11_8
+CUBIND_RELEASES_cufft := 12_4 11_8
+CUBIND_RELEASES_curand := 12_4 11_8
+CUBIND_RELEASES_cusolver := 12_4 11_8
+CUBIND_RELEASES_cusolverMg := 12_4 11_8
+CUBIND_RELEASES_cusparse := 12_4 11_8
+CUBIND_RELEASES_runtime := 12_4 11_8
+CUBIND_RELEASES_driver := 12_4 11_8
+CUBIND_RELEASES_nvrtc := 12_4 11_8
+CUBIND_RELEASES_nvjitlink := 12_4
+CUBIND_RELEASES_nccl := 
+CUBIND_RELEASES_cudnn := 
+CUBIND_RELEASES := 12_4 11_8

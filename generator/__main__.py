@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import macros, model, output, parallel, parse, render
+from . import compat, macros, model, output, parallel, parse, releases, render
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -35,23 +36,49 @@ def command_line(cuda_path: str, include_dirs: list[str]) -> str:
     return f"make generate{suffix}"
 
 
+@dataclass(frozen=True)
+class _Task:
+    """One parse of stage 1: a unit's headers (None: the toolkit's CUDA version) of a release
+    (None: the toolkit's, the newest)."""
+    unit: config_module.Unit | None
+    release: config_module.Release | None = None
+
+
 def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
-            previous: Path | None = None) -> dict[str, str]:
+            previous: Path | None = None, releases_cache: Path | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
-    parallel work, heaviest unit first; nothing produced depends on it)."""
+    parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
+    configured older releases' headers are (releases.cache_root() when None)."""
     config = config_module.load(config_path)
     extra = tuple(Path(d) for d in include_dirs or ())
-    # The toolkit's version is one more parse, made beside the units': each IR gets it after.
-    tasks: list[config_module.Unit | None] = [None, *config.units]
+    cache = releases_cache if releases_cache is not None else releases.cache_root()
+    for release in config.releases:
+        if not releases.include_dir(cache, release).is_dir():
+            raise ParseError(f"the headers of CUDA {release.name} are not in {releases.include_dir(cache, release)}: "
+                             "run make fetch-releases (or set CUBIND_RELEASES_CACHE to where they are)")
+    # Each release's CUDA version is one more parse, made beside the units': each IR gets it after.
+    tasks = [_Task(None), *(_Task(u) for u in config.units),
+             *(t for r in config.releases for t in (_Task(None, r), *(_Task(config.unit(u), r) for u in r.units)))]
     load_libclang()  # once, here: the workers are forked with it loaded
     # While the workers parse, this process compiles the templates stage 2 renders.
-    results = parallel.ordered_map(functools.partial(_stage1, config, extra, cuda_path), tasks,
+    results = parallel.ordered_map(functools.partial(_stage1, config, extra, cuda_path, cache), tasks,
                                    weight=functools.partial(_weight, extra, cuda_path, previous),
                                    meanwhile=render.compile_templates)
-    cuda_version, irs = results[0], results[1:]
-    for ir in irs:
+    parsed = dict(zip(tasks, results))
+    cuda_number = parsed[_Task(None)]
+    cuda_version = macros.version_text(cuda_number)
+    irs = []
+    for unit in config.units:
+        older = []
+        for release in config.releases_of(unit.name):
+            number = parsed[_Task(None, release)]
+            ir = parsed[_Task(unit, release)]
+            ir["header_version"] = ir["header_version"] or macros.version_text(number)
+            older.append(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
+        ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
         ir["header_version"] = ir["header_version"] or cuda_version
+        irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
     return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())),
                              cuda_path)
 
@@ -60,18 +87,24 @@ def _include_dirs(extra: tuple[Path, ...], cuda_path: Path, unit: config_module.
     return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
 
 
-def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path,
-            unit: config_module.Unit | None) -> Any:
-    """A unit's IR (its cuda_version left empty), or, for None, the toolkit's version."""
-    if unit is None:
-        return macros.cuda_version((*extra, cuda_path / "include"), config.cuda_version_header,
-                                   config.cuda_version_macro, list(config.cxx_args))
-    return parse.build_ir(config, unit, _include_dirs(extra, cuda_path, unit), "")
+def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:
+    """A unit's IR (its cuda_version left empty), or, for no unit, the CUDA version (13000)."""
+    if task.release is not None:
+        include_dirs: tuple[Path, ...] = (releases.include_dir(cache, task.release),)
+    elif task.unit is not None:
+        include_dirs = _include_dirs(extra, cuda_path, task.unit)
+    else:
+        include_dirs = (*extra, cuda_path / "include")
+    if task.unit is None:
+        return macros.cuda_version_number(include_dirs, config.cuda_version_header, config.cuda_version_macro,
+                                          list(config.cxx_args))
+    return parse.build_ir(config, task.unit, include_dirs, "")
 
 
-def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, unit: config_module.Unit | None) -> float:
+def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, task: _Task) -> float:
     """An estimate of a stage-1 task's cost: the size of the unit's IR generated last, else of its
     own headers (a poorer guess: NVIDIA's comments weigh nothing to parse)."""
+    unit = task.unit
     if unit is None:
         return 0.0
     last_ir = previous / "ir" / f"{unit.name}.json" if previous is not None else None
@@ -90,9 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--include-dir", action="append", default=[], metavar="DIR",
                         help="search DIR for headers before the toolkit's (NCCL or cuDNN outside it); repeatable")
     parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
+    parser.add_argument("--releases-cache", metavar="DIR", default=None,
+                        help="where the older releases' headers are (default: $CUBIND_RELEASES_CACHE, else "
+                             "${XDG_CACHE_HOME:-~/.cache}/cubind/releases; make fetch-releases fills it)")
     args = parser.parse_args(argv)
     try:
-        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out))
+        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
+                        releases_cache=Path(args.releases_cache) if args.releases_cache else None)
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2

@@ -30,6 +30,7 @@ class Module:
 
 @dataclass(frozen=True)
 class Exclusion:
+    """Functions picked by name for a purpose of the configuration, with why."""
     pattern: str   # fnmatch pattern over C function names
     reason: str
 
@@ -42,10 +43,16 @@ class Unit:
     modules: tuple[Module, ...]
     include_dirs: tuple[str, ...] = ()
     exclude: tuple[Exclusion, ...] = ()
+    caller_storage: tuple[Exclusion, ...] = ()
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
         return next((e for e in self.exclude if fnmatch.fnmatchcase(name, e.pattern)), None)
+
+    def caller_storage_of(self, name: str) -> Exclusion | None:
+        """The `caller_storage` entry that matches a function name, or None: the function lays out
+        the records behind its handle parameters in memory the caller allocated."""
+        return next((e for e in self.caller_storage if fnmatch.fnmatchcase(name, e.pattern)), None)
 
     def module_for_function(self, name: str) -> Module | None:
         """The module whose prefix is the longest prefix of `name`."""
@@ -89,6 +96,11 @@ class Library:
     version: VersionQuery
     # the soname's number is the library's major version (libcublas.so.13 is 13.x; libcuda.so.1 is not)
     soname_versioned: bool = True
+    # the function through which the library hands out its entry points by ABI version
+    # (the driver's cuGetProcAddress_v2); None: symbols are looked up by name
+    entry_points: str | None = None
+    # libraries that must come from the same CUDA release as this one
+    coupled: tuple[str, ...] = ()
 
     @property
     def env_var(self) -> str:
@@ -100,6 +112,35 @@ class Library:
 
 
 @dataclass(frozen=True)
+class Package:
+    """A Debian package, at an exact version."""
+    name: str
+    version: str
+
+    @property
+    def pinned(self) -> str:
+        """`name=version`, as apt-get takes and the IR records it."""
+        return f"{self.name}={self.version}"
+
+
+@dataclass(frozen=True)
+class Release:
+    """An older CUDA release whose headers are read besides the toolkit's (docs/releases.md)."""
+    name: str                       # "12.4"
+    suite: str                      # the Debian suite that has its packages ("trixie")
+    archive: str                    # the Debian archive's URL
+    components: tuple[str, ...]
+    keyring: str                    # the keyring apt checks the suite's signature with
+    units: tuple[str, ...]          # the units its headers cover
+    headers: tuple[Package, ...]    # packages whose usr/include the generator reads
+    libraries: tuple[Package, ...]  # packages whose shared objects the tests load
+
+    @property
+    def version_key(self) -> tuple[int, ...]:
+        return tuple(int(part) for part in self.name.split("."))
+
+
+@dataclass(frozen=True)
 class Config:
     cuda_version_header: str
     cuda_version_macro: str
@@ -108,6 +149,7 @@ class Config:
     units: tuple[Unit, ...]
     libraries: tuple[Library, ...]
     param_docs: tuple[tuple[str, str], ...] = ()
+    releases: tuple[Release, ...] = ()   # newest first
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -119,6 +161,10 @@ class Config:
         if type_spelling is not None and f"{name}|{type_spelling}" in docs:
             return docs[f"{name}|{type_spelling}"]
         return docs.get(name)
+
+    def releases_of(self, unit: str) -> tuple[Release, ...]:
+        """The configured (older) releases that cover a unit, newest first."""
+        return tuple(r for r in self.releases if unit in r.units)
 
     def library(self, name: str) -> Library:
         for lib in self.libraries:
@@ -155,6 +201,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             version_macros=tuple(u.get("version_macros", ())),
             include_dirs=tuple(u.get("include_dirs", ())),
             exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
+            caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
             modules=tuple(
                 Module(
                     m["name"],
@@ -184,6 +231,8 @@ def load(path: Path = CONFIG_PATH) -> Config:
                 refuse=tuple(sorted(lib["version"].get("refuse", {}).items())),
             ),
             soname_versioned=lib.get("soname_versioned", True),
+            entry_points=lib.get("entry_points"),
+            coupled=tuple(lib.get("coupled", ())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -195,9 +244,31 @@ def load(path: Path = CONFIG_PATH) -> Config:
         units=units,
         libraries=libraries,
         param_docs=tuple(sorted(raw.get("param_docs", {}).items())),
+        releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
+                              reverse=True)),
     )
     _validate(config)
     return config
+
+
+def _release(raw: dict) -> Release:
+    name = str(raw.get("name", ""))
+    parts = name.split(".")
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        raise ConfigError(f"release {name!r}: a release's name is its CUDA version, major.minor")
+    try:
+        return Release(
+            name=raw["name"],
+            suite=raw["suite"],
+            archive=raw["archive"],
+            components=tuple(raw["components"]),
+            keyring=raw["keyring"],
+            units=tuple(raw["units"]),
+            headers=tuple(Package(p["package"], p["version"]) for p in raw["headers"]),
+            libraries=tuple(Package(p["package"], p["version"]) for p in raw.get("libraries", ())),
+        )
+    except KeyError as exc:
+        raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
 
 
 def _validate(config: Config) -> None:
@@ -214,6 +285,10 @@ def _validate(config: Config) -> None:
                               "is not file-name")
         if (query.kind == "encoded") != bool(query.encoding):
             raise ConfigError(f"library {lib.name}: an encoding goes with version kind encoded, and only with it")
+    for lib in config.libraries:
+        for other in lib.coupled:
+            if other not in names or other == lib.name:
+                raise ConfigError(f"library {lib.name}: coupled library {other!r} is not another library")
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):
@@ -225,6 +300,17 @@ def _validate(config: Config) -> None:
         if module.name in seen_modules:
             raise ConfigError(f"module {module.name} is configured twice")
         seen_modules.add(module.name)
+    unit_names = {u.name for u in config.units}
+    seen_releases: set[str] = set()
+    for release in config.releases:
+        if release.name in seen_releases:
+            raise ConfigError(f"release {release.name} is configured twice")
+        seen_releases.add(release.name)
+        unknown = sorted(set(release.units) - unit_names)
+        if unknown:
+            raise ConfigError(f"release {release.name} covers unknown units {', '.join(unknown)}")
+        if not release.headers:
+            raise ConfigError(f"release {release.name} names no header package")
     owners: dict[str, str] = {}
     for module in config.modules:
         for header in module.headers:

@@ -323,9 +323,19 @@ def presence_macro(candidates: list[Parsed], header: str) -> str:
     raise ValueError(f"{header}: no include guard and no unconditional macro to tell whether it was included")
 
 
-def cuda_version(include_dirs: IncludeDirs, header: str, macro: str, args: list[str]) -> str:
-    """CUDA_VERSION 13000 -> '13.0'."""
+def cuda_version_number(include_dirs: IncludeDirs, header: str, macro: str, args: list[str]) -> int:
+    """CUDA_VERSION as the headers define it: 13000."""
     value = evaluate(include_dirs, [header], args, [macro]).get(macro)
     if value is None:
         raise ValueError(f"{macro} is not defined by {header}")
-    return f"{value // 1000}.{value % 1000 // 10}"
+    return value
+
+
+def version_text(number: int) -> str:
+    """13000 -> '13.0'."""
+    return f"{number // 1000}.{number % 1000 // 10}"
+
+
+def cuda_version(include_dirs: IncludeDirs, header: str, macro: str, args: list[str]) -> str:
+    """CUDA_VERSION 13000 -> '13.0'."""
+    return version_text(cuda_version_number(include_dirs, header, macro, args))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from . import api
+from . import api, release_calls
 from .config import Config, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -51,6 +51,8 @@ class LibraryModel:
     trace_enum_of: dict[str, str] = field(default_factory=dict)  # type spelling -> lookup function
     slots_symbol: str = ""        # the inline form's exported pointer to the slots (slots_symbol())
     slot_of: dict[str, int] = field(default_factory=dict)  # cubind name -> its index in the slots
+    # per CUDA release read, what each call becomes there (generator/release_calls.py)
+    release_plan: release_calls.ReleasePlan | None = None
 
 
 def slots_symbol(library_name: str, functions: list[dict]) -> str:
@@ -70,6 +72,12 @@ class Model:
     shared_groups: list[TypeGroup]
     modules: list[ModuleModel]
     libraries: list[LibraryModel]
+
+    @property
+    def cuda_version_number(self) -> int:
+        """"13.0" as CUDA_VERSION spells it: 13000."""
+        major, minor = (int(part) for part in self.cuda_version.split(".")[:2])
+        return major * 1000 + minor * 10
 
 
 def _key(entry: dict) -> tuple:
@@ -96,6 +104,7 @@ def _groups(entries: list[tuple[dict, dict]], rank: dict[str, int]) -> list[Type
 def build(config: Config, irs: list[dict]) -> Model:
     check_names([f for ir in irs for f in ir["functions"]], api.hand_written_names())
     cuda_versions = {ir["cuda_version"] for ir in irs}
+    cuda_versions_list = sorted(cuda_versions)
     if len(cuda_versions) != 1:
         raise ValueError(f"IR files come from different CUDA versions: {sorted(cuda_versions)}")
 
@@ -148,12 +157,14 @@ def build(config: Config, irs: list[dict]) -> Model:
     libraries = []
     for library in config.libraries:
         functions = [f for ir in irs for f in ir["functions"] if f["library"] == library.name]
+        function_irs = [ir for ir in irs for f in ir["functions"] if f["library"] == library.name]
         unit_versions = {ir["header_version"] for ir in irs if any(f["library"] == library.name for f in ir["functions"])}
         status = _status_enum(irs, library.status_type)
         callable_ = [(i, f) for i, f in enumerate(functions) if _callable_with_zeros(f)]
         # not the version query: the mocks answer that one with a version, not the status a test sets
         first = next((f for _, f in callable_ if f["name"] != library.version.function), None)
-        missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function), None)
+        missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function
+                        and f["symbol"] != library.entry_points), None)
         trace_enums, trace_enum_of = _trace_enums(functions, enum_index)
         libraries.append(
             LibraryModel(
@@ -168,12 +179,20 @@ def build(config: Config, irs: list[dict]) -> Model:
                 trace_enum_of,
                 slots_symbol(library.name, functions),
                 {f["cubind_name"]: i for i, f in enumerate(functions)},
+                release_calls.plan(functions, function_irs, cuda_versions_list[0],
+                                   _header_version_numbers(sorted(unit_versions))),
             )
         )
     by_library = {lib.library.name: lib for lib in libraries}
     for m in modules:
         m.owner = by_library[m.module.library]
     return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
+
+
+def _header_version_numbers(versions: list[str]) -> tuple[int, int, int]:
+    """"13.1.0" (the first of a library's header versions) as (13, 1, 0); -1 for absent parts."""
+    parts = [int(p) for p in (versions[0].split(".") if versions else []) if p.isdigit()][:3]
+    return tuple(parts + [-1] * (3 - len(parts)))  # type: ignore[return-value]
 
 
 C_KEYWORDS = frozenset({"sizeof", "return", "if", "switch", "while", "for", "case", "default", "do", "else"})

@@ -6,7 +6,7 @@ import functools
 
 import clang.cindex as ci
 
-from . import VERSION, clang_ext, macros
+from . import VERSION, clang_ext, layout, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
@@ -16,6 +16,9 @@ from .typesel import TypeSelector, referenced_names
 CK = ci.CursorKind
 IR_VERSION = 1
 RESERVED_PREFIX = "cubind_"
+# The key of a unit's IR that holds its ABI facts (layout.py) until generator/compat.py compares the
+# releases' and replaces it with the IR's release fields: never written out.
+ABI_KEY = "_abi"
 
 SKIP_STATIC_INLINE = "static inline helper defined in the header: not an exported symbol"
 SKIP_CXX_OVERLOAD = "C++ overload of an extern \"C\" function, defined inline in the header: not an exported symbol"
@@ -188,6 +191,17 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         for parsed, cursor, cxx_only in bound
     ]
 
+    layouts = layout.Layouts()
+    abi = {}
+    for (parsed, cursor, _), function in zip(bound, functions):
+        records, enums = layouts.function(cursor, caller_storage=unit.caller_storage_of(function["name"]) is not None)
+        abi[function["name"]] = {"symbol": function["symbol"], "signature": layout.signature(cursor),
+                                 "abi": layout.abi_signature(cursor), "result": function["returns"]["canonical"],
+                                 "params": [p["canonical"] for p in function["params"]],
+                                 "abi_result": layout.abi_spelling(cursor.result_type),
+                                 "abi_params": [layout.abi_spelling(a.type) for a in clang_ext.arguments(cursor)],
+                                 "records": records, "enums": enums}
+
     define_guards = functools.cache(lambda header: macros.define_guards(c, header))
     selector = TypeSelector(c, own, define_guards)
     selector.seed_own_headers()
@@ -231,6 +245,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         "constants": constants,
         "guards": guards,
         "standard_headers": sorted(selector.standard_headers),
+        ABI_KEY: {"functions": abi, "records": layouts.records},
     }
 
 

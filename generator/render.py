@@ -82,6 +82,12 @@ def c_integer(value: int) -> str:
     raise ValueError(f"integer constant {value} does not fit in 64 bits")
 
 
+def release_call(release: str, plan, function: int) -> tuple | None:
+    """(release, its entry) when `function`'s call differs in `release`, else None."""
+    entry = plan.calls_in(release).get(function)
+    return (release, entry) if entry is not None else None
+
+
 def comment(text: str) -> str:
     """Text safe inside a C block comment."""
     return text.replace("*/", "* /")
@@ -121,6 +127,7 @@ def environment() -> jinja2.Environment:
     env.globals["prototype"] = prototype
     env.globals["pointer_type"] = pointer_type
     env.globals["trace_value"] = trace_value
+    env.filters["release_call"] = release_call
     return env
 
 
@@ -173,7 +180,10 @@ def _ir_and_library_files(env: jinja2.Environment, model: Model, common: dict) -
         context = common | {"lib": library}
         name = library.library.name
         out[f"src/{name}.c"] = _template(env, "library.c.j2", name).render(context)
-        out[f"tests/mock_{name}.c"] = _template(env, "mock.c.j2", name).render(context)
+        out[f"tests/mock_{name}.c"] = _template(env, "mock.c.j2", name).render(context | {"release": None})
+        for release in library.release_plan.older:  # the mock of each older release the IR describes
+            out[f"tests/mock_{name}-r{release.name.replace('.', '_')}.c"] = _template(env, "mock.c.j2", name).render(
+                context | {"release": release, "calls": library.release_plan.calls_in(release.name)})
         out[f"tests/passthrough_{name}.c"] = _template(env, "passthrough.c.j2", name).render(context)
     return out
 

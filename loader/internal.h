@@ -109,6 +109,10 @@ typedef struct cubind__library_desc {
     int refused_statuses[CUBIND__REFUSED_MAX]; /* statuses of the version query that mean "not this library" */
     char refusal_reasons[CUBIND__REFUSED_MAX][CUBIND__REASON_SIZE]; /* what such a file is, one per status */
     size_t refused_count;
+    unsigned long long coupled;          /* bit (1 << library) of each library it must share a release with */
+    /* "cuGetProcAddress_v2" where the library hands out its entry points by ABI version, else "" */
+    char entry_point_query[CUBIND__QUERY_NAME_SIZE];
+    int abi_version;                     /* the CUDA version the bindings were generated for: 13000 */
     int status_success;
     int status_missing_library;
     int status_missing_symbol;

@@ -32,15 +32,16 @@
 #include "cubind/version.h"
 
 #include "discovery.h"
+#include "library.h"
 #include "error.h"
 #include "handle_check.h"
 #include "internal.h"
 #include "opened.h"
+#include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
-enum { LOAD_OK = 0, LOAD_FAILED = -1, LOAD_REENTERED = -2 };
 
 /* Why a load failed. Never freed: cubind_library_info hands the text out as valid for the
  * life of the process, and another thread may be formatting it when a retry fails anew.
@@ -54,6 +55,7 @@ struct load_failure {
 struct lib_state {
     atomic_int state;
     cubind__opened lib;   /* valid once loaded */
+    int release;          /* once loaded: the release whose ABI it is called with (loader/releases.h) */
     _Atomic(struct load_failure *) failure; /* why the latest load failed (one of `failures`) */
     struct load_failure *failures; /* every distinct text kept, newest first; under the lock */
     char *explicit_path;  /* cubind_set_library_path */
@@ -132,27 +134,42 @@ static void keep_failure(struct lib_state *s, cubind__strbuf *why)
     atomic_store_explicit(&s->failure, f, memory_order_release);
 }
 
-static int valid(cubind_library library)
+int cubind__valid_library(cubind_library library)
 {
     return (int)library >= 0 && (int)library < CUBIND_LIBRARY_COUNT;
 }
 
-static int ensure_loaded(cubind_library library)
+/* The release a library just opened is called as; -1, with why, when none fits. */
+static int chosen_release(cubind_library library, const cubind__opened *lib, cubind__strbuf *why)
+{
+    int release = cubind__release_of(library, lib->version, why);
+    if (release < 0) {
+        cubind__strbuf text = {0};
+        cubind__strbuf_printf(&text, "%s %s (%s) cannot be used: %s", cubind__libraries[library].file,
+                              lib->version_text, lib->path_escaped, cubind__strbuf_str(why));
+        cubind__strbuf_free(why);
+        *why = text;
+    }
+    return release;
+}
+
+int cubind__ensure_loaded(cubind_library library)
 {
     struct lib_state *s = &states[library];
     int state = atomic_load_explicit(&s->state, memory_order_acquire), cancel_state;
     if (state == STATE_LOADED)
-        return LOAD_OK;
+        return CUBIND__LOAD_OK;
     if (state == STATE_FAILED)
-        return LOAD_FAILED;
+        return CUBIND__LOAD_FAILED;
     if (tls_loading[library])
-        return LOAD_REENTERED;
+        return CUBIND__LOAD_REENTERED;
     lock(&cancel_state);
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
         tls_loading[library] = 1;
-        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0) {
+        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0 &&
+            (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
             state = STATE_LOADED;
         } else {
             keep_failure(s, &why);
@@ -163,13 +180,13 @@ static int ensure_loaded(cubind_library library)
         atomic_store_explicit(&s->state, state, memory_order_release);
     }
     unlock(cancel_state);
-    return state == STATE_LOADED ? LOAD_OK : LOAD_FAILED;
+    return state == STATE_LOADED ? CUBIND__LOAD_OK : CUBIND__LOAD_FAILED;
 }
 
-static const char *load_error(cubind_library library, int outcome)
+const char *cubind__load_error(cubind_library library, int outcome)
 {
     const char *text;
-    if (outcome == LOAD_REENTERED)
+    if (outcome == CUBIND__LOAD_REENTERED)
         return "it is being loaded by this very thread (a call from inside its dlopen, such as a library "
                "constructor); call again once loading has finished";
     text = failure_text(&states[library]);
@@ -178,7 +195,7 @@ static const char *load_error(cubind_library library, int outcome)
 
 /* `function`: the C API name of the wrapper that could not be called, or NULL when
  * `api` (cubind_load, cubind_library_info) asked for the load. */
-static void record_load_failure(cubind_library library, const char *function, const char *api, int outcome)
+void cubind__record_load_failure(cubind_library library, const char *function, const char *api, int outcome)
 {
     const cubind__library_desc *d = &cubind__libraries[library];
     const char *status_name = cubind_status_name(library, d->status_missing_library);
@@ -186,10 +203,10 @@ static void record_load_failure(cubind_library library, const char *function, co
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, function, d->status_missing_library,
                              "%s: %s could not be loaded, so the call returns %s (%d): %s", function, d->file,
                              status_name != NULL ? status_name : "?", d->status_missing_library,
-                             load_error(library, outcome));
+                             cubind__load_error(library, outcome));
     else
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, api, d->status_missing_library,
-                             "%s could not be loaded: %s", d->file, load_error(library, outcome));
+                             "%s could not be loaded: %s", d->file, cubind__load_error(library, outcome));
 }
 
 static void record_symbol_missing(cubind_library library, size_t index)
@@ -220,6 +237,69 @@ static void set_offset(const cubind__symbol_table *table, size_t index, cubind__
                               memory_order_release);
 }
 
+/* A symbol of a loaded library (releases.h's lookup): the driver's through its own
+ * cuGetProcAddress at the ABI version the bindings were generated for, when it has one (so an
+ * older driver answers with the entry point of that ABI, or with none); any other's as the
+ * object itself exports it. `name` is the C API name, which is what cuGetProcAddress takes; NULL
+ * asks for exactly `symbol` (another release's entry point). */
+static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const char *name)
+{
+    const struct lib_state *s = state;
+    const cubind__library_desc *d = &cubind__libraries[s - states];
+    if (d->entry_point_query[0] != '\0' && name != NULL) {
+        typedef int (*proc_address_fn)(const char *, void **, int, unsigned long long, int *);
+        cubind__fnptr query = cubind__own_symbol(&s->lib, d->entry_point_query);
+        if (query != NULL) {
+            void *address = NULL;
+            int found = -1;
+            cubind__fnptr fn;
+            if (((proc_address_fn)query)(name, &address, d->abi_version, 0, &found) != d->status_success ||
+                found != 0 || address == NULL)
+                return NULL;
+            memcpy(&fn, &address, sizeof fn);
+            return fn;
+        }
+    }
+    return cubind__own_symbol(&s->lib, symbol);
+}
+
+void cubind__resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
+                                cubind__resolution *out)
+{
+    cubind__release_resolve(library, states[library].release, table, index, lookup_symbol, &states[library], out);
+}
+
+static void record_not_callable(cubind_library library, size_t index, const cubind__resolution *r)
+{
+    const cubind__library_desc *d = &cubind__libraries[library];
+    const cubind__symbol_table *t = cubind__symbols(library);
+    const cubind__opened *lib = &states[library].lib;
+    const char *status_name = cubind_status_name(library, d->status_missing_symbol);
+    const char *release = cubind__release_name(library, states[library].release);
+    if (r->reason == NULL && d->entry_point_query[0] != '\0' && lib->version[0] >= 0 &&
+        lib->version[0] * 1000 + (lib->version[1] > 0 ? lib->version[1] : 0) * 10 < d->abi_version) {
+        /* asked at the bindings' ABI version, an older library has no such entry point */
+        cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
+                             d->status_missing_symbol,
+                             "%s: not called: it needs %s for CUDA %d.%d (the version these bindings were "
+                             "generated for); %s (%s) supports CUDA %s, so the call returns %s (%d)",
+                             cubind__function_name(t, index), d->file, d->abi_version / 1000,
+                             d->abi_version % 1000 / 10, d->file, lib->path_escaped, lib->version_text,
+                             status_name != NULL ? status_name : "?", d->status_missing_symbol);
+        return;
+    }
+    if (r->reason == NULL) {
+        record_symbol_missing(library, index);
+        return;
+    }
+    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
+                         d->status_missing_symbol,
+                         "%s: not called: %s %s (%s) is of CUDA %s, where %s, so the call returns %s (%d)",
+                         cubind__function_name(t, index), d->file, lib->version_text, lib->path_escaped,
+                         release != NULL ? release : "?", r->reason, status_name != NULL ? status_name : "?",
+                         d->status_missing_symbol);
+}
+
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
                               cubind__fnptr slow)
 {
@@ -227,32 +307,34 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
     const cubind__library_desc *d = &cubind__libraries[library];
     cubind__slot *slot = cache_slot(table, index);
     cubind__fnptr fn = atomic_load_explicit(slot, memory_order_acquire);
+    cubind__resolution r;
     int outcome;
     if (fn != NULL) { /* resolved before: by the census, or by another thread */
         set_offset(table, index, fn, slow);
         return fn;
     }
-    outcome = ensure_loaded(library);
-    if (outcome != LOAD_OK) {
+    outcome = cubind__ensure_loaded(library);
+    if (outcome != CUBIND__LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_library;
-        record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
+        cubind__record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
         return NULL;
     }
-    fn = cubind__own_symbol(&states[library].lib, cubind__symbol_name(table, index));
-    if (fn == NULL) {
+    cubind__resolve_in_release(library, table, index, &r);
+    if (r.fn == NULL) {
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_symbol;
-        record_symbol_missing(library, index);
+        record_not_callable(library, index, &r);
         return NULL;
     }
+    fn = r.fn;
     atomic_store_explicit(slot, fn, memory_order_release);
     set_offset(table, index, fn, slow);
     return fn;
 }
 
-static cubind_error_kind invalid_library(const char *function, cubind_library library)
+cubind_error_kind cubind__invalid_library(const char *function, cubind_library library)
 {
     cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, function, 0,
                          "%s: %d is not a cubind library (0 to %d)", function, (int)library,
@@ -263,12 +345,12 @@ static cubind_error_kind invalid_library(const char *function, cubind_library li
 cubind_error_kind cubind_load(cubind_library library)
 {
     int outcome;
-    if (!valid(library))
-        return invalid_library("cubind_load", library);
-    outcome = ensure_loaded(library);
-    if (outcome == LOAD_OK)
+    if (!cubind__valid_library(library))
+        return cubind__invalid_library("cubind_load", library);
+    outcome = cubind__ensure_loaded(library);
+    if (outcome == CUBIND__LOAD_OK)
         return CUBIND_OK;
-    record_load_failure(library, NULL, "cubind_load", outcome);
+    cubind__record_load_failure(library, NULL, "cubind_load", outcome);
     return CUBIND_ERROR_LIBRARY_NOT_FOUND;
 }
 
@@ -279,8 +361,8 @@ static cubind_error_kind set_source(cubind_library library, const char *function
     cubind_error_kind result = CUBIND_OK;
     char *copy = NULL;
     int cancel_state;
-    if (!valid(library))
-        return invalid_library(function, library);
+    if (!cubind__valid_library(library))
+        return cubind__invalid_library(function, library);
     if (path != NULL) {
         copy = strdup(path);
         if (copy == NULL) {
@@ -322,7 +404,7 @@ static void escaped_copy(char *out, size_t size, const char *text)
 
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path)
 {
-    if (valid(library) && path != NULL && path[0] != '/') {
+    if (cubind__valid_library(library) && path != NULL && path[0] != '/') {
         char text[CUBIND_ERROR_MESSAGE_MAX];
         escaped_copy(text, sizeof text, path);
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_path", 0,
@@ -336,12 +418,12 @@ cubind_error_kind cubind_set_library_path(cubind_library library, const char *pa
 
 cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle)
 {
-    if (valid(library) && handle == NULL) {
+    if (cubind__valid_library(library) && handle == NULL) {
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_handle", 0,
                              "cubind_set_library_handle: the handle is NULL (RTLD_DEFAULT)");
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
-    if (valid(library)) {
+    if (cubind__valid_library(library)) {
         /* a pseudo-handle, anything that is not an object loaded in this namespace, or another library */
         cubind__strbuf why = {0};
         char text[CUBIND_ERROR_MESSAGE_MAX];
@@ -358,8 +440,7 @@ cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle
     return set_source(library, "cubind_set_library_handle", NULL, handle);
 }
 
-/* Resolve every symbol of a loaded library once, caching those found. */
-static void census(cubind_library library)
+void cubind__census(cubind_library library, size_t *found, const char *const **missing, size_t *missing_count)
 {
     struct lib_state *s = &states[library];
     const cubind__symbol_table *t = cubind__symbols(library);
@@ -370,9 +451,10 @@ static void census(cubind_library library)
         s->missing = malloc((t->count ? t->count : 1) * sizeof *s->missing);
         s->found = s->missing_count = 0;
         for (i = 0; i < t->count; ++i) {
-            cubind__fnptr fn = cubind__own_symbol(&s->lib, cubind__symbol_name(t, i));
-            if (fn != NULL) {
-                atomic_store_explicit(cache_slot(t, i), fn, memory_order_release);
+            cubind__resolution r;
+            cubind__resolve_in_release(library, t, i, &r);
+            if (r.fn != NULL) {
+                atomic_store_explicit(cache_slot(t, i), r.fn, memory_order_release);
                 s->found++;
             } else if (s->missing != NULL) {
                 s->missing[s->missing_count++] = cubind__function_name(t, i);
@@ -381,10 +463,12 @@ static void census(cubind_library library)
         s->census_done = 1;
     }
     unlock(cancel_state);
+    *found = s->found;
+    *missing = s->missing;
+    *missing_count = s->missing_count;
 }
 
-/* Every C API name of `library` (what a library not found lacks), built on first use and kept. */
-static const char *const *all_names(cubind_library library)
+const char *const *cubind__all_names(cubind_library library)
 {
     struct lib_state *s = &states[library];
     const cubind__symbol_table *t = cubind__symbols(library);
@@ -398,103 +482,17 @@ static const char *const *all_names(cubind_library library)
     return s->names;
 }
 
-/* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
-#define INFO_MIN_SIZE (offsetof(struct cubind_library_info, error) + sizeof(const char *))
-
-cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info)
+int cubind__loaded(cubind_library library)
 {
-    const cubind__library_desc *d;
-    struct lib_state *s;
-    struct cubind_library_info out;
-    cubind_error_kind result = CUBIND_OK;
-    size_t size;
-    int outcome;
-    if (!valid(library))
-        return invalid_library("cubind_library_info", library);
-    if (info == NULL) {
-        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
-                             "cubind_library_info: info is NULL");
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    size = info->size;
-    if (size < INFO_MIN_SIZE) {
-        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
-                             "cubind_library_info: info->size is %zu; set it to sizeof(struct cubind_library_info) "
-                             "(at least %zu) before the call",
-                             size, (size_t)INFO_MIN_SIZE);
-        return CUBIND_ERROR_INVALID_ARGUMENT;
-    }
-    d = &cubind__libraries[library];
-    s = &states[library];
-    memset(&out, 0, sizeof out);
-    out.library = library;
-    out.name = d->name;
-    out.version_major = out.version_minor = out.version_patch = -1;
-    out.functions = cubind__symbols(library)->count;
-    outcome = ensure_loaded(library);
-    if (outcome != LOAD_OK) {
-        out.missing = all_names(library);
-        out.functions_missing = out.missing != NULL ? out.functions : 0; /* 0: out of memory */
-        out.error = load_error(library, outcome);
-        result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
-    } else {
-        census(library);
-        out.found = 1;
-        out.found_by = s->lib.found_by;
-        out.path = s->lib.path;
-        out.real_path = s->lib.real_path;
-        out.soname = s->lib.soname;
-        out.version_major = s->lib.version[0];
-        out.version_minor = s->lib.version[1];
-        out.version_patch = s->lib.version[2];
-        out.version_source = s->lib.version_source;
-        out.functions_found = s->found;
-        out.functions_missing = s->missing_count;
-        out.missing = s->missing;
-    }
-    /* a caller built against an older header gets its part only; a newer one learns how much */
-    out.size = size < sizeof out ? size : sizeof out;
-    memcpy(info, &out, out.size);
-    if (result != CUBIND_OK)
-        record_load_failure(library, NULL, "cubind_library_info", outcome);
-    return result;
+    return atomic_load_explicit(&states[library].state, memory_order_acquire) == STATE_LOADED;
 }
 
-int cubind_function_available(const char *name)
+const cubind__opened *cubind__opened_of(cubind_library library)
 {
-    int lib;
-    size_t i;
-    if (name == NULL)
-        return 0;
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        const cubind__symbol_table *t = cubind__symbols(lib);
-        for (i = 0; i < t->count; ++i) {
-            if (strcmp(name, cubind__function_name(t, i)) != 0 && strcmp(name, cubind__symbol_name(t, i)) != 0 &&
-                strcmp(name, cubind__cubind_name(t, i)) != 0)
-                continue;
-            if (ensure_loaded((cubind_library)lib) != LOAD_OK)
-                return 0;
-            return cubind__own_symbol(&states[lib].lib, cubind__symbol_name(t, i)) != NULL;
-        }
-    }
-    return 0;
+    return &states[library].lib;
 }
 
-const char *cubind_library_name(cubind_library library)
+int cubind__release_in_use(cubind_library library)
 {
-    return valid(library) ? cubind__libraries[library].name : NULL;
-}
-
-cubind_library cubind_library_from_name(const char *name)
-{
-    int lib;
-    for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib)
-        if (strcmp(name, cubind__libraries[lib].name) == 0)
-            return (cubind_library)lib;
-    return CUBIND_LIB_NONE;
-}
-
-const char *cubind_version(void)
-{
-    return CUBIND_RELEASE_STRING; /* cubind/version.h */
+    return states[library].release;
 }

@@ -108,16 +108,26 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
             if (exported)
                 failed = cubind__version_query(d->library, query, version, &status) != 0;
         }
-        if (!exported) {
-            cubind__strbuf_printf(&text, "%s is not exported: version unknown", d->version_query_name);
-        } else if (failed) {
-            const char *name = cubind_status_name(d->library, status);
-            cubind__strbuf_printf(&text, "%s failed with %s (%d): version unknown", d->version_query_name,
-                                  name != NULL ? name : "an unknown status", status);
-        } else {
+        if (exported && !failed) {
             memcpy(out->version, version, sizeof version);
+            out->version_source = strdup(d->version_query_name);
+        } else {
+            /* the file's own name then (CUDA 11's cudaRuntimeGetVersion fails without a driver): the
+             * release a library is called as must not be guessed */
+            const char *file = out->real_path != NULL ? out->real_path : out->path;
+            const char *base = strrchr(file, '/'), *name = cubind_status_name(d->library, status);
+            n = version_from_file_name(file, out->version);
+            cubind__strbuf_printf(&text, "file name ");
+            cubind__strbuf_escaped(&text, base != NULL ? base + 1 : file);
+            if (!exported)
+                cubind__strbuf_printf(&text, " (%s is not exported)", d->version_query_name);
+            else
+                cubind__strbuf_printf(&text, " (%s failed with %s (%d))", d->version_query_name,
+                                      name != NULL ? name : "an unknown status", status);
+            if (n == 0)
+                cubind__strbuf_printf(&text, ": version unknown");
+            out->version_source = cubind__strbuf_take(&text);
         }
-        out->version_source = exported && !failed ? strdup(d->version_query_name) : cubind__strbuf_take(&text);
     } else {
         const char *file = out->real_path != NULL ? out->real_path : out->path;
         const char *base = strrchr(file, '/');

@@ -31,6 +31,8 @@ struct cubind_test_library {
     const char *header_version;              /* of the headers the bindings come from: "13.1.0", "13.0" */
     size_t version_refusals;
     int soname_versioned;                    /* the soname's number is the major version */                 /* statuses of the version query that refuse a file (a stub) */
+    int abi_version;                         /* entry points asked by ABI version (the driver's
+                                                cuGetProcAddress): the bindings' CUDA version; else 0 */
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

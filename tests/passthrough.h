@@ -20,4 +20,21 @@ void cubind_test_assert_caller(int inline_form, int round, int returns_status);
 /* The wrapper recorded nothing (the call was made and the value returned). */
 void cubind_test_assert_no_error(void);
 
+/* What a function's call is in each older release whose call differs from the newest's. */
+struct cubind_test_release_call {
+    const char *release; /* "12.4" */
+    int action;          /* loader/releases.h: 1 another symbol, 2 an adapter, 3 refused, 4 absent */
+    const char *symbol;  /* the symbol called (1, 2), or the release's own (3) */
+};
+enum { CUBIND_TEST_ADAPTER = 2, CUBIND_TEST_NOT_CALLED = 3 };
+
+/* The symbol the mock must see in the release CUBIND_TEST_RELEASE names (unset: the newest),
+ * and in `*action` what the call is there (0: as in the newest). */
+const char *cubind_test_release_symbol(const struct cubind_test_release_call *calls, size_t count,
+                                       const char *newest, int *action);
+
+/* The wrapper of `function` made no call (the mock counted none since `calls_before`) and
+ * recorded why: the function cannot be called in this release. */
+void cubind_test_assert_not_called(cubind_library library, const char *function, unsigned long calls_before);
+
 #endif /* CUBIND_TEST_PASSTHROUGH_H */

@@ -52,13 +52,41 @@ void cubind_test_assert_no_error(void)
     assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
 }
 
-/* The library must come from the mock named by `variable` (its CUBIND_<LIB>_PATH). */
-static int loaded_from_mock(cubind_library library, const char *variable)
+const char *cubind_test_release_symbol(const struct cubind_test_release_call *calls, size_t count,
+                                       const char *newest, int *action)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    size_t i;
+    *action = 0;
+    for (i = 0; release != NULL && i < count; ++i)
+        if (strcmp(calls[i].release, release) == 0) {
+            *action = calls[i].action;
+            return calls[i].symbol;
+        }
+    return newest;
+}
+
+void cubind_test_assert_not_called(cubind_library library, const char *function, unsigned long calls_before)
+{
+    const cubind_error *error = cubind_last_error();
+    assert_int_equal(cubind_mock_calls(), calls_before);
+    assert_int_equal(error->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
+    assert_int_equal(error->library, library);
+    assert_string_equal(error->function, function);
+    assert_non_null(strstr(error->message, getenv("CUBIND_TEST_RELEASE")));
+}
+
+/* The library must come from the mock named by `variable` (its CUBIND_<LIB>_PATH), of the release
+ * CUBIND_TEST_RELEASE names when set, lacking exactly the functions that release cannot call. */
+static int loaded_from_mock(cubind_library library, const char *variable, size_t not_callable)
 {
     struct cubind_library_info info = {.size = sizeof info};
-    const char *expected = getenv(variable);
+    const char *expected = getenv(variable), *release = getenv("CUBIND_TEST_RELEASE");
     if (expected == NULL || cubind_library_info(library, &info) != CUBIND_OK || strcmp(info.path, expected) != 0 ||
-        strcmp(info.found_by, variable) != 0 || info.functions_missing != 0) {
+        strcmp(info.found_by, variable) != 0 || info.functions_missing != not_callable ||
+        /* of that release, when the bindings know it for this library and the library tells its minor */
+        (release != NULL && (info.release == NULL || strcmp(info.release, release) != 0) &&
+         strstr(info.releases, release) != NULL && info.version_minor >= 0)) {
         fprintf(stderr, "passthrough: lib%s is not the mock named by %s (%s)\n", cubind_library_name(library),
                 variable, cubind_last_error()->message);
         return -1;
@@ -70,8 +98,12 @@ static int loaded_from_mock(cubind_library library, const char *variable)
     static int setup_##name(void **state)                                                                      \
     {                                                                                                          \
         (void)state;                                                                                           \
+        /* loaded and resolved first, with the mocks answering as the libraries (version, entry points) */     \
+        cubind_mock_set_passthrough(0);                                                                        \
+        if (loaded_from_mock(lib_enum, variable, cubind_passthrough_##name##_not_callable()) != 0)             \
+            return -1;                                                                                         \
         cubind_mock_set_passthrough(1);                                                                        \
-        return loaded_from_mock(lib_enum, variable);                                                           \
+        return 0;                                                                                              \
     }
 CUBIND_PASSTHROUGH_GROUPS(GROUP)
 #undef GROUP

@@ -77,6 +77,24 @@ static int scenario_missing_symbol(void)
     return 0;
 }
 
+/* A library that hands out its entry points by ABI version (the driver's cuGetProcAddress), older
+ * than the bindings (the mock answers version 12.2): a function it does not give is one that needs
+ * a newer library, and the record says which version is needed and which is there. */
+static int scenario_missing_entry_point(void)
+{
+    const struct cubind_test_library *t = current();
+    const cubind_error *e;
+    char needed[64];
+    CHECK(t->missing_call() == t->status_missing_symbol);
+    e = cubind_last_error();
+    CHECK(e->kind == CUBIND_ERROR_SYMBOL_NOT_FOUND);
+    CHECK(same(e->function, t->missing_call_function));
+    snprintf(needed, sizeof needed, "for CUDA %d.%d", t->abi_version / 1000, t->abi_version % 1000 / 10);
+    CHECK(contains(e->message, needed));
+    CHECK(contains(e->message, "supports CUDA 12.2"));
+    return 0;
+}
+
 /* The mock answers CUBIND_MOCK_VERSION=77.1.2 in the library's own way (GetProperty, one encoded
  * integer, major and minor); the loader must decode exactly the parts that way gives. */
 static int scenario_version(void)
@@ -108,13 +126,19 @@ static int scenario_version(void)
 
 /* ---- CMocka tests (parent) --------------------------------------------------------------------- */
 
-static void run_case(const struct cubind_test_library *t, const char *scenario, const char *path)
+static void run_case_version(const struct cubind_test_library *t, const char *scenario, const char *path,
+                             const char *version)
 {
     const char *env[] = {env_of(t->env_var, path), env_of("CUBIND_TEST_LIBRARY", t->name),
-                         env_of("CUBIND_MOCK_VERSION", "77.1.2"), NULL};
+                         env_of("CUBIND_MOCK_VERSION", version), NULL};
     struct run_options options = {env, 0};
     if (run_scenario(scenario, &options) != 0)
         fail_msg("lib%s: scenario %s failed", t->name, scenario);
+}
+
+static void run_case(const struct cubind_test_library *t, const char *scenario, const char *path)
+{
+    run_case_version(t, scenario, path, "77.1.2");
 }
 
 static void test_library(void **state)
@@ -130,6 +154,8 @@ static void test_library(void **state)
     run_case(t, "missing_library", missing);
     run_case(t, "missing_symbol", half_mock(t->sonames[0]));
     run_case(t, "version", mock_path(t->sonames[0]));
+    if (t->abi_version != 0)
+        run_case_version(t, "missing_entry_point", half_mock(t->sonames[0]), "12.2.0");
 }
 
 static int setup_case(void **state)
@@ -145,6 +171,7 @@ int main(int argc, char **argv)
         {"missing_library", scenario_missing_library},
         {"missing_symbol", scenario_missing_symbol},
         {"version", scenario_version},
+        {"missing_entry_point", scenario_missing_entry_point},
         {NULL, NULL},
     };
     struct CMUnitTest *tests;

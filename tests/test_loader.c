@@ -275,20 +275,36 @@ static int scenario_versions(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
-    CHECK(info.version_major == 9 && info.version_minor == 8 && info.version_patch == 7);
+    CHECK(info.version_major == 99 && info.version_minor == 8 && info.version_patch == 7);
     CHECK(cubind_library_info(CUBIND_LIB_CUSOLVERMG, &info) == CUBIND_OK);
     CHECK(info.version_major == 12 && info.version_minor == -1 && info.version_patch == -1);
     CHECK(contains(info.version_source, "file name libcusolverMg.so.12"));
     return 0;
 }
 
+/* The version query fails: the version is read from the file's name, which says so and why. */
 static int scenario_version_fails(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
+    const char *name;
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(info.found == 1);
-    CHECK(info.version_major == -1 && info.version_minor == -1 && info.version_patch == -1);
+    name = strrchr(info.real_path, '/') + 1;
+    CHECK(info.version_major == atoi(strstr(name, ".so.") + 4) && info.version_minor == -1);
+    CHECK(contains(info.version_source, "file name "));
+    CHECK(contains(info.version_source, name));
     CHECK(contains(info.version_source, "cublasGetProperty failed with CUBLAS_STATUS_EXECUTION_FAILED (13)"));
+    return 0;
+}
+
+/* A library older than every release the bindings know is not loaded: its ABI is unknown. */
+static int scenario_version_too_old(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(info.found == 0);
+    CHECK(contains(info.error, "older than the oldest release these bindings know"));
+    CHECK(contains(info.error, "1.2.3"));
     return 0;
 }
 
@@ -387,6 +403,7 @@ static const struct scenario scenarios[] = {
     {"error_handler", scenario_error_handler},
     {"versions", scenario_versions},
     {"version_fails", scenario_version_fails},
+    {"version_too_old", scenario_version_too_old},
     {"race", scenario_race},
     {"race_failure", scenario_race_failure},
     {NULL, NULL},
@@ -546,9 +563,16 @@ static void test_error_handler(void **state)
 
 static void test_versions(void **state)
 {
-    const char *const *env = library_env(mock_path, env_of("CUBIND_MOCK_VERSION", "9.8.7"), NULL);
+    const char *const *env = library_env(mock_path, env_of("CUBIND_MOCK_VERSION", "99.8.7"), NULL);
     (void)state;
     run("versions", env, 0);
+}
+
+static void test_version_too_old(void **state)
+{
+    const char *const *env = library_env(mock_path, env_of("CUBIND_MOCK_VERSION", "1.2.3"), NULL);
+    (void)state;
+    run("version_too_old", env, 0);
 }
 
 static void test_version_query_fails(void **state)
@@ -651,6 +675,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_error_handler),
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_version_query_fails),
+        cmocka_unit_test(test_version_too_old),
         cmocka_unit_test(test_race_first_call),
         cmocka_unit_test(test_race_failing_library),
         cmocka_unit_test(test_status_names),

@@ -105,6 +105,20 @@ $(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) 
 endef
 $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
 
+# The mocks of each older CUDA release a library's calls are generated for (generated/build.mk:
+# CUBIND_RELEASES_<lib>), in $(TEST_BUILD)/mock-r<release>/, and the environment that names them
+# (a library without that release keeps its newest mock).
+RELEASE_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(foreach r,$(CUBIND_RELEASES_$(l)),$(TEST_BUILD)/mock-r$(r)/$(CUBIND_SONAME_$(l))))
+define release_mock_rules
+$(TEST_BUILD)/mock-r$(2)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1)-r$(2).c $(RECORDER) $(PUBLIC_HEADERS)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
+	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
+endef
+$(foreach l,$(CUBIND_LIBRARIES),$(foreach r,$(CUBIND_RELEASES_$(l)),$(eval $(call release_mock_rules,$(l),$(r)))))
+release_env = CUBIND_TEST_RELEASE=$(subst _,.,$(1)) $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath \
+    $(if $(filter $(1),$(CUBIND_RELEASES_$(l))),$(TEST_BUILD)/mock-r$(1),$(MOCK_DIR)))/$(CUBIND_SONAME_$(l)))
+
 $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
@@ -196,13 +210,19 @@ test-headers: $(PUBLIC_HEADERS)
 	done; done
 	@echo "headers: cubind's and NVIDIA's compile together in both orders (C11, C++11, C++17; gcc, clang), with and without CUBIND_INLINE"
 
-test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS)
+test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
 	@for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
 	    echo "$$(basename $$p): every wrapper against the mocks (log: $$p.log)"; \
 	    env $(MOCK_ENV) $$p > $$p.log 2>&1 || \
 	        { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
 	    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $$p.log; \
 	done
+	@$(foreach r,$(CUBIND_RELEASES),for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
+	    echo "$$(basename $$p): every wrapper against the mocks of CUDA $(subst _,.,$(r)) (log: $$p-r$(r).log)"; \
+	    env $(call release_env,$(r)) $$p > $$p-r$(r).log 2>&1 || \
+	        { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p-r$(r).log; exit 1; }; \
+	    grep -E "^passthrough:" $$p-r$(r).log; \
+	done;)
 
 test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
@@ -353,10 +373,36 @@ $(MOCK_DIR)/environment.txt: generated/build.mk
 	@mkdir -p $(dir $@)
 	printf '%s\n' $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(CUBIND_SONAME_$(l))) > $@
 
-gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt
+gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
+           gpu-releases
+
+# tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each older release with a
+# runtime in the releases cache, built against that release's headers and linked to its libcudart
+# (copied beside it, to travel to the GPU machine). A release whose runtime lacks the graph-edge and
+# capture forms of the newest one (11.8: no cudaStreamGetCaptureInfo_v3) has no direct build.
+RELEASES_CACHE = $(shell $(PYTHON) -m generator.releases cache)
+.PHONY: gpu-releases
+gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS)
+	@mkdir -p $(TEST_BUILD)/gpu
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/releases.c -o $(TEST_BUILD)/gpu/releases-cubind \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	for dir in $(RELEASES_CACHE)/*/; do \
+	    release=$$(basename $$dir); lib=$$(ls $$dir/lib/libcudart.so.* 2>/dev/null | head -n 1); \
+	    [ -n "$$lib" ] || continue; \
+	    grep -q cudaStreamGetCaptureInfo_v3 $$dir/include/cuda_runtime_api.h || continue; \
+	    mkdir -p $(TEST_BUILD)/gpu/cuda-$$release && cp -L $$lib $(TEST_BUILD)/gpu/cuda-$$release/ && \
+	    $(CC) $(ALL_CFLAGS) -DCUBIND_TEST_DIRECT -I$$dir/include tests/gpu/releases.c \
+	        -o $(TEST_BUILD)/gpu/releases-direct-$$release $(TEST_BUILD)/gpu/cuda-$$release/$$(basename $$lib) || exit 1; \
+	done
 
 test-gpu: gpu-build
 	sh tests/gpu/run.sh $(BUILD)
 
 # Fault and bad-input tests of the loader, and the first-call race (tests/test_faults.c): included
 # above, before test-valgrind uses its variables.
+
+# The real libraries of every older CUDA release ([[release]] in generator/libraries.toml), fetched
+# into the releases cache, loaded through libcubind (tests/releases/).
+.PHONY: test-releases
+test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
+	CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(PYTHON) -m pytest -q tests/releases

@@ -101,6 +101,19 @@ static const char *version_text(const struct cubind_library_info *info, char *bu
     return buf;
 }
 
+/* cubind_function_state as the probe prints it */
+static const char *state_name(cubind_function_state state)
+{
+    switch (state) {
+    case CUBIND_FUNCTION_CALLABLE: return "callable";
+    case CUBIND_FUNCTION_ADAPTED: return "adapted";
+    case CUBIND_FUNCTION_MISSING: return "missing";
+    case CUBIND_FUNCTION_REFUSED: return "refused";
+    case CUBIND_FUNCTION_NOT_LOADED: return "not loaded";
+    default: return "unknown";
+    }
+}
+
 static void print_json(const struct cubind_library_info *infos)
 {
     int lib;
@@ -138,6 +151,27 @@ static void print_json(const struct cubind_library_info *infos)
                     putchar(',');
                 json_string(info->missing[i]);
             }
+        printf("],\"release\":");
+        json_string(info->release);
+        printf(",\"releases\":");
+        json_string(info->releases);
+        printf(",\"release_note\":");
+        json_string(info->release_note);
+        printf(",\"not_callable\":[");
+        if (info->found)
+            for (i = 0; i < info->functions_missing; ++i) {
+                struct cubind_function_info f = {.size = sizeof f};
+                cubind_function_info(info->missing[i], &f);
+                printf("%s{\"name\":", i ? "," : "");
+                json_string(info->missing[i]);
+                printf(",\"state\":");
+                json_string(state_name(f.state));
+                printf(",\"symbol\":");
+                json_string(f.symbol);
+                printf(",\"reason\":");
+                json_string(f.reason);
+                putchar('}');
+            }
         printf("],\"error\":");
         json_string(info->error);
         putchar('}');
@@ -172,10 +206,26 @@ static void print_text(const struct cubind_library_info *infos)
             text_string(info->real_path);
         }
         printf("\n    found by: %s\n", info->found_by);
-        printf("    functions: %zu of %zu found, %zu missing\n", info->functions_found, info->functions,
+        printf("    called as: CUDA %s (these bindings know %s)\n", info->release != NULL ? info->release : "?",
+               info->releases != NULL ? info->releases : "?");
+        if (info->release_note != NULL) {
+            printf("    mixed releases: ");
+            text_string(info->release_note);
+            putchar('\n');
+        }
+        printf("    functions: %zu of %zu callable, %zu not\n", info->functions_found, info->functions,
                info->functions_missing);
-        for (i = 0; i < info->functions_missing; ++i)
-            printf("      missing: %s\n", info->missing[i]);
+        for (i = 0; i < info->functions_missing; ++i) {
+            struct cubind_function_info f = {.size = sizeof f};
+            cubind_function_info(info->missing[i], &f);
+            printf("      %s: %s", state_name(f.state), info->missing[i]);
+            if (f.reason != NULL) {
+                printf(" (");
+                text_string(f.reason);
+                putchar(')');
+            }
+            putchar('\n');
+        }
     }
 }
 

@@ -1507,12 +1507,38 @@ struct cubind_library_info {
     size_t functions_missing;
     const char *const *missing;
     const char *error;
+    const char *release;
+    const char *releases;
+    const char *release_note;
 };
 cubind_error_kind cubind_load(cubind_library library);
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path);
 cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle);
 cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info);
 int cubind_function_available(const char *name);
+enum cubind_function_state {
+    CUBIND_FUNCTION_UNKNOWN = 0,
+    CUBIND_FUNCTION_CALLABLE = 1,
+    CUBIND_FUNCTION_ADAPTED = 2,
+    CUBIND_FUNCTION_MISSING = 3,
+    CUBIND_FUNCTION_REFUSED = 4,
+    CUBIND_FUNCTION_NOT_LOADED = 5
+};
+typedef enum cubind_function_state cubind_function_state;
+struct cubind_function_info {
+    size_t size;
+    cubind_library library;
+    const char *name;
+    const char *cubind_name;
+    const char *added_in;
+    const char *changed_in;
+    cubind_function_state state;
+    const char *release;
+    const char *symbol;
+    const char *reason;
+};
+cubind_error_kind cubind_function_info(const char *name, struct cubind_function_info *info);
+cubind_error_kind cubind_require_release(cubind_library library, int major, int minor);
 const cubind_error *cubind_last_error(void);
 void cubind_clear_error(void);
 void cubind_set_error_handler(cubind_error_handler handler, void *user);

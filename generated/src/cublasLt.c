@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 50
@@ -3204,3 +3205,111 @@ cublasStatus_t cubind_cublasLt_logger_force_disable(void)
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libcublasLt's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__cublasLt_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libcublasLt the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__cublasLt_releases {
+    cubind__release_table table;
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[12];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+        char s1[94];
+        char s2[94];
+        char s3[242];
+    } strings;
+} cubind__cublasLt_releases = {
+    {3, offsetof(struct cubind__cublasLt_releases, releases),
+     offsetof(struct cubind__cublasLt_releases, firsts), offsetof(struct cubind__cublasLt_releases, entries),
+     offsetof(struct cubind__cublasLt_releases, history), offsetof(struct cubind__cublasLt_releases, strings)},
+    {
+        {"13.0", {13, 1, 0}},
+        {"12.4", {12, 4, 5}},
+        {"11.8", {11, 11, 3}},
+    },
+    {0, 0, 5, 12},
+    {
+        {27, 4, 0, 0, S(2)},
+        {28, 4, 0, 0, S(2)},
+        {29, 4, 0, 0, S(2)},
+        {30, 4, 0, 0, S(2)},
+        {31, 4, 0, 0, S(2)},
+        {9, 4, 0, 0, S(1)},
+        {27, 4, 0, 0, S(2)},
+        {28, 4, 0, 0, S(2)},
+        {29, 4, 0, 0, S(2)},
+        {30, 4, 0, 0, S(2)},
+        {31, 4, 0, 0, S(2)},
+        {32, 3, 0, 0, S(3)},
+    },
+    {
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {2, 2},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+    },
+    {
+        "",
+        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "the CUDA 13.0 form does not exist there: cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
+    },
+};
+#undef S

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 56
@@ -3583,3 +3584,108 @@ cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAr
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libcufft's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__cufft_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libcufft the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__cufft_releases {
+    cubind__release_table table;
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[5];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+        char s1[94];
+        char s2[94];
+    } strings;
+} cubind__cufft_releases = {
+    {3, offsetof(struct cubind__cufft_releases, releases),
+     offsetof(struct cubind__cufft_releases, firsts), offsetof(struct cubind__cufft_releases, entries),
+     offsetof(struct cubind__cufft_releases, history), offsetof(struct cubind__cufft_releases, strings)},
+    {
+        {"13.0", {12, 0, 0}},
+        {"12.4", {11, 2, 1}},
+        {"11.8", {10, 9, 0}},
+    },
+    {0, 0, 1, 5},
+    {
+        {50, 4, 0, 0, S(2)},
+        {32, 4, 0, 0, S(1)},
+        {33, 4, 0, 0, S(1)},
+        {34, 4, 0, 0, S(1)},
+        {50, 4, 0, 0, S(2)},
+    },
+    {
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+    },
+    {
+        "",
+        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
+    },
+};
+#undef S

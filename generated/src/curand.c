@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 29
@@ -1828,3 +1829,73 @@ curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **const
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libcurand's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__curand_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libcurand the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__curand_releases {
+    cubind__release_table table;
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[1];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+    } strings;
+} cubind__curand_releases = {
+    {3, offsetof(struct cubind__curand_releases, releases),
+     offsetof(struct cubind__curand_releases, firsts), offsetof(struct cubind__curand_releases, entries),
+     offsetof(struct cubind__curand_releases, history), offsetof(struct cubind__curand_releases, strings)},
+    {
+        {"13.0", {10, 4, 0}},
+        {"12.4", {10, 3, 5}},
+        {"11.8", {10, 3, 0}},
+    },
+    {0, 0, 0, 0},
+    {
+        {0, 0, 0, 0, 0},
+    },
+    {
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+    },
+    {
+        "",
+    },
+};
+#undef S

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 19
@@ -1363,3 +1364,63 @@ cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMo
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libcusolverMg's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__cusolverMg_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libcusolverMg the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__cusolverMg_releases {
+    cubind__release_table table;
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[1];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+    } strings;
+} cubind__cusolverMg_releases = {
+    {3, offsetof(struct cubind__cusolverMg_releases, releases),
+     offsetof(struct cubind__cusolverMg_releases, firsts), offsetof(struct cubind__cusolverMg_releases, entries),
+     offsetof(struct cubind__cusolverMg_releases, history), offsetof(struct cubind__cusolverMg_releases, strings)},
+    {
+        {"13.0", {12, 0, 4}},
+        {"12.4", {11, 6, 1}},
+        {"11.8", {11, 4, 1}},
+    },
+    {0, 0, 0, 0},
+    {
+        {0, 0, 0, 0, 0},
+    },
+    {
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+    },
+    {
+        "",
+    },
+};
+#undef S

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 449
@@ -27448,3 +27449,837 @@ CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* CUDA 12.4: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+static cubind__slot adapter_0_target;
+/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.4, 88 here */
+static const cubind__field_copy adapter_0_poolProps_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+};
+static CUresult adapter_0(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_poolProps;
+    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (poolProps != NULL)
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_0_poolProps_to_old,
+                               sizeof adapter_0_poolProps_to_old / sizeof adapter_0_poolProps_to_old[0]);
+    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+static cubind__slot adapter_1_target;
+/* struct CUmemPoolProps_st: 88 bytes in CUDA 11.8, 88 here */
+static const cubind__field_copy adapter_1_poolProps_to_old[] = {
+    {0, 0, 24},
+    {24, 34, 54},
+};
+static CUresult adapter_1(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_poolProps;
+    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (poolProps != NULL)
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_1_poolProps_to_old,
+                               sizeof adapter_1_poolProps_to_old / sizeof adapter_1_poolProps_to_old[0]);
+    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
+static cubind__slot adapter_2_target;
+/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_2_nodeParams_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_2_nodeParams_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static CUresult adapter_2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_nodeParams;
+    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL)
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_2_nodeParams_to_old,
+                               sizeof adapter_2_nodeParams_to_old / sizeof adapter_2_nodeParams_to_old[0]);
+    cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_nodeParams.bytes : NULL);
+    if (nodeParams != NULL && cubind_result == CUDA_SUCCESS)
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_2_nodeParams_to_new,
+                               sizeof adapter_2_nodeParams_to_new / sizeof adapter_2_nodeParams_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, its record converted field by field. */
+static cubind__slot adapter_3_target;
+/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_3_params_out_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_3_params_out_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static CUresult adapter_3(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_params_out;
+    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (params_out != NULL)
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_3_params_out_to_old,
+                               sizeof adapter_3_params_out_to_old / sizeof adapter_3_params_out_to_old[0]);
+    cubind_result = cubind_fn(hNode, params_out != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_params_out.bytes : NULL);
+    if (params_out != NULL && cubind_result == CUDA_SUCCESS)
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_3_params_out_to_new,
+                               sizeof adapter_3_params_out_to_new / sizeof adapter_3_params_out_to_new[0]);
+    return cubind_result;
+}
+
+/* libdriver's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__driver_adapter(unsigned index, cubind__slot **target)
+{
+    switch (index) {
+    case 0:
+        *target = &adapter_0_target;
+        return (cubind__fnptr)adapter_0;
+    case 1:
+        *target = &adapter_1_target;
+        return (cubind__fnptr)adapter_1;
+    case 2:
+        *target = &adapter_2_target;
+        return (cubind__fnptr)adapter_2;
+    case 3:
+        *target = &adapter_3_target;
+        return (cubind__fnptr)adapter_3;
+    default:
+        break;
+    }
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libdriver the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__driver_releases {
+    cubind__release_table table;
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[159];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+        char s1[94];
+        char s2[112];
+        char s3[112];
+        char s4[94];
+        char s5[16];
+        char s6[138];
+        char s7[147];
+        char s8[112];
+        char s9[140];
+        char s10[112];
+        char s11[19];
+        char s12[199];
+        char s13[187];
+        char s14[199];
+        char s15[211];
+        char s16[199];
+        char s17[211];
+        char s18[211];
+        char s19[23];
+        char s20[193];
+        char s21[29];
+        char s22[193];
+        char s23[112];
+        char s24[199];
+        char s25[112];
+        char s26[112];
+        char s27[269];
+        char s28[249];
+    } strings;
+} cubind__driver_releases = {
+    {3, offsetof(struct cubind__driver_releases, releases),
+     offsetof(struct cubind__driver_releases, firsts), offsetof(struct cubind__driver_releases, entries),
+     offsetof(struct cubind__driver_releases, history), offsetof(struct cubind__driver_releases, strings)},
+    {
+        {"13.0", {13, 0, 0}},
+        {"12.4", {12, 4, 0}},
+        {"11.8", {11, 8, 0}},
+    },
+    {0, 0, 45, 159},
+    {
+        {12, 4, 0, 0, S(1)},
+        {26, 3, 0, 0, S(2)},
+        {33, 4, 0, 0, S(1)},
+        {38, 4, 0, 0, S(1)},
+        {47, 4, 0, 0, S(1)},
+        {48, 4, 0, 0, S(1)},
+        {78, 4, 0, 0, S(1)},
+        {133, 4, 0, 0, S(1)},
+        {134, 4, 0, 0, S(1)},
+        {161, 4, 0, 0, S(1)},
+        {183, 2, 0, S(5), S(6)},
+        {185, 4, 0, 0, S(1)},
+        {186, 4, 0, 0, S(1)},
+        {187, 4, 0, 0, S(1)},
+        {202, 4, 0, 0, S(1)},
+        {203, 4, 0, 0, S(1)},
+        {204, 4, 0, 0, S(1)},
+        {212, 4, 0, 0, S(1)},
+        {216, 4, 0, 0, S(1)},
+        {239, 1, 0, S(11), 0},
+        {309, 2, 2, S(19), S(6)},
+        {310, 2, 3, S(21), S(6)},
+        {355, 3, 0, 0, S(26)},
+        {356, 3, 0, 0, S(27)},
+        {357, 3, 0, 0, S(27)},
+        {405, 4, 0, 0, S(1)},
+        {411, 4, 0, 0, S(1)},
+        {428, 3, 0, 0, S(28)},
+        {429, 3, 0, 0, S(28)},
+        {430, 3, 0, 0, S(28)},
+        {431, 3, 0, 0, S(28)},
+        {432, 3, 0, 0, S(28)},
+        {436, 4, 0, 0, S(1)},
+        {437, 4, 0, 0, S(1)},
+        {438, 4, 0, 0, S(1)},
+        {439, 4, 0, 0, S(1)},
+        {440, 4, 0, 0, S(1)},
+        {441, 4, 0, 0, S(1)},
+        {442, 4, 0, 0, S(1)},
+        {443, 4, 0, 0, S(1)},
+        {444, 4, 0, 0, S(1)},
+        {445, 4, 0, 0, S(1)},
+        {446, 4, 0, 0, S(1)},
+        {447, 4, 0, 0, S(1)},
+        {448, 4, 0, 0, S(1)},
+        {12, 4, 0, 0, S(1)},
+        {26, 3, 0, 0, S(3)},
+        {33, 4, 0, 0, S(1)},
+        {35, 4, 0, 0, S(4)},
+        {36, 4, 0, 0, S(4)},
+        {38, 4, 0, 0, S(1)},
+        {47, 4, 0, 0, S(1)},
+        {48, 4, 0, 0, S(1)},
+        {60, 4, 0, 0, S(4)},
+        {61, 4, 0, 0, S(4)},
+        {70, 4, 0, 0, S(4)},
+        {71, 4, 0, 0, S(4)},
+        {72, 4, 0, 0, S(4)},
+        {73, 4, 0, 0, S(4)},
+        {74, 4, 0, 0, S(4)},
+        {75, 4, 0, 0, S(4)},
+        {76, 4, 0, 0, S(4)},
+        {77, 4, 0, 0, S(4)},
+        {78, 4, 0, 0, S(1)},
+        {79, 4, 0, 0, S(4)},
+        {80, 4, 0, 0, S(4)},
+        {81, 4, 0, 0, S(4)},
+        {82, 4, 0, 0, S(4)},
+        {83, 4, 0, 0, S(4)},
+        {84, 4, 0, 0, S(4)},
+        {85, 4, 0, 0, S(4)},
+        {86, 4, 0, 0, S(4)},
+        {98, 4, 0, 0, S(4)},
+        {99, 4, 0, 0, S(4)},
+        {133, 4, 0, 0, S(1)},
+        {134, 4, 0, 0, S(1)},
+        {161, 4, 0, 0, S(1)},
+        {183, 2, 1, S(5), S(7)},
+        {185, 4, 0, 0, S(1)},
+        {186, 4, 0, 0, S(1)},
+        {187, 4, 0, 0, S(1)},
+        {193, 4, 0, 0, S(4)},
+        {194, 4, 0, 0, S(4)},
+        {195, 4, 0, 0, S(4)},
+        {196, 4, 0, 0, S(4)},
+        {197, 4, 0, 0, S(4)},
+        {198, 4, 0, 0, S(4)},
+        {200, 3, 0, 0, S(8)},
+        {201, 3, 0, 0, S(9)},
+        {202, 4, 0, 0, S(1)},
+        {203, 4, 0, 0, S(1)},
+        {204, 4, 0, 0, S(1)},
+        {212, 4, 0, 0, S(1)},
+        {214, 4, 0, 0, S(4)},
+        {216, 4, 0, 0, S(1)},
+        {220, 4, 0, 0, S(4)},
+        {224, 3, 0, 0, S(10)},
+        {225, 3, 0, 0, S(8)},
+        {239, 1, 0, S(11), 0},
+        {257, 4, 0, 0, S(4)},
+        {258, 4, 0, 0, S(4)},
+        {259, 4, 0, 0, S(4)},
+        {260, 4, 0, 0, S(4)},
+        {278, 3, 0, 0, S(12)},
+        {279, 3, 0, 0, S(13)},
+        {280, 3, 0, 0, S(14)},
+        {305, 3, 0, 0, S(15)},
+        {306, 3, 0, 0, S(16)},
+        {307, 3, 0, 0, S(17)},
+        {308, 3, 0, 0, S(18)},
+        {309, 3, 0, 0, S(20)},
+        {310, 3, 0, 0, S(22)},
+        {321, 3, 0, 0, S(8)},
+        {322, 3, 0, 0, S(23)},
+        {323, 3, 0, 0, S(23)},
+        {324, 3, 0, 0, S(8)},
+        {325, 3, 0, 0, S(8)},
+        {328, 4, 0, 0, S(4)},
+        {329, 4, 0, 0, S(4)},
+        {330, 3, 0, 0, S(24)},
+        {345, 3, 0, 0, S(25)},
+        {355, 4, 0, 0, S(4)},
+        {356, 4, 0, 0, S(4)},
+        {357, 4, 0, 0, S(4)},
+        {358, 4, 0, 0, S(4)},
+        {403, 4, 0, 0, S(4)},
+        {404, 4, 0, 0, S(4)},
+        {405, 4, 0, 0, S(1)},
+        {406, 4, 0, 0, S(4)},
+        {411, 4, 0, 0, S(1)},
+        {419, 3, 0, 0, S(8)},
+        {420, 4, 0, 0, S(4)},
+        {421, 4, 0, 0, S(4)},
+        {422, 4, 0, 0, S(4)},
+        {423, 4, 0, 0, S(4)},
+        {425, 4, 0, 0, S(4)},
+        {426, 4, 0, 0, S(4)},
+        {427, 4, 0, 0, S(4)},
+        {428, 4, 0, 0, S(4)},
+        {429, 4, 0, 0, S(4)},
+        {430, 4, 0, 0, S(4)},
+        {431, 4, 0, 0, S(4)},
+        {432, 4, 0, 0, S(4)},
+        {433, 4, 0, 0, S(4)},
+        {434, 4, 0, 0, S(4)},
+        {435, 4, 0, 0, S(4)},
+        {436, 4, 0, 0, S(1)},
+        {437, 4, 0, 0, S(1)},
+        {438, 4, 0, 0, S(1)},
+        {439, 4, 0, 0, S(1)},
+        {440, 4, 0, 0, S(1)},
+        {441, 4, 0, 0, S(1)},
+        {442, 4, 0, 0, S(1)},
+        {443, 4, 0, 0, S(1)},
+        {444, 4, 0, 0, S(1)},
+        {445, 4, 0, 0, S(1)},
+        {446, 4, 0, 0, S(1)},
+        {447, 4, 0, 0, S(1)},
+        {448, 4, 0, 0, S(1)},
+    },
+    {
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 1},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {0, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 3},
+        {2, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 1},
+        {2, 1},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {1, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 3},
+        {2, 1},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 2},
+        {2, 2},
+        {2, 2},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 2},
+        {2, 2},
+        {2, 2},
+        {2, 2},
+        {2, 3},
+        {2, 3},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 1},
+        {2, 1},
+        {2, 1},
+        {2, 1},
+        {2, 1},
+        {2, 0},
+        {2, 2},
+        {1, 0},
+        {1, 0},
+        {2, 2},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 2},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 1},
+        {1, 1},
+        {1, 1},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {0, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 2},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 1},
+        {1, 1},
+        {1, 1},
+        {1, 1},
+        {1, 1},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+    },
+    {
+        "",
+        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 12.4, 4 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "cuMemPoolCreate",
+        "struct CUmemPoolProps_st (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
+        "struct CUmemPoolProps_st (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
+        "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 4 is int in CUDA 11.8, struct CUmemLocation_st in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cuEventElapsedTime",
+        "the CUDA 13.0 form does not exist there: parameter 5 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 2 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 5 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 2 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cuGraphAddMemAllocNode",
+        "the CUDA 13.0 form does not exist there: parameter 5 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "cuGraphMemAllocNodeGetParams",
+        "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: union struct CUgraphNodeParams_st.(anonymous 1) lays out members graph, struct CUDA_CHILD_GRAPH_NODE_PARAMS_st differently in CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: union struct CUdevResource_st.(anonymous 1) lays out members sm, struct CUdevSmResource_st differently in CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+    },
+};
+#undef S

@@ -9,6 +9,7 @@
 
 #include "cubind/cubind.h"
 #include "internal.h"
+#include "releases.h"
 
 /* libcublas: cublasGetProperty, kind "property" */
 static int cublas_version(cubind__fnptr symbol, int version[3], int *status)
@@ -410,6 +411,102 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
     return cubind__status_error_refused(library, index, status);
 }
 
+extern const struct cubind__cublas_releases cubind__cublas_releases;
+cubind__fnptr cubind__cublas_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cublasLt_releases cubind__cublasLt_releases;
+cubind__fnptr cubind__cublasLt_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cufft_releases cubind__cufft_releases;
+cubind__fnptr cubind__cufft_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__curand_releases cubind__curand_releases;
+cubind__fnptr cubind__curand_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cusolver_releases cubind__cusolver_releases;
+cubind__fnptr cubind__cusolver_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cusolverMg_releases cubind__cusolverMg_releases;
+cubind__fnptr cubind__cusolverMg_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cusparse_releases cubind__cusparse_releases;
+cubind__fnptr cubind__cusparse_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__runtime_releases cubind__runtime_releases;
+cubind__fnptr cubind__runtime_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__driver_releases cubind__driver_releases;
+cubind__fnptr cubind__driver_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nvrtc_releases cubind__nvrtc_releases;
+cubind__fnptr cubind__nvrtc_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nvjitlink_releases cubind__nvjitlink_releases;
+cubind__fnptr cubind__nvjitlink_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nccl_releases cubind__nccl_releases;
+cubind__fnptr cubind__nccl_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cudnn_releases cubind__cudnn_releases;
+cubind__fnptr cubind__cudnn_adapter(unsigned index, cubind__slot **target);
+
+const cubind__release_table *cubind__release_table_of(cubind_library library)
+{
+    switch (library) {
+    case CUBIND_LIB_CUBLAS:
+        return (const cubind__release_table *)&cubind__cublas_releases;
+    case CUBIND_LIB_CUBLASLT:
+        return (const cubind__release_table *)&cubind__cublasLt_releases;
+    case CUBIND_LIB_CUFFT:
+        return (const cubind__release_table *)&cubind__cufft_releases;
+    case CUBIND_LIB_CURAND:
+        return (const cubind__release_table *)&cubind__curand_releases;
+    case CUBIND_LIB_CUSOLVER:
+        return (const cubind__release_table *)&cubind__cusolver_releases;
+    case CUBIND_LIB_CUSOLVERMG:
+        return (const cubind__release_table *)&cubind__cusolverMg_releases;
+    case CUBIND_LIB_CUSPARSE:
+        return (const cubind__release_table *)&cubind__cusparse_releases;
+    case CUBIND_LIB_RUNTIME:
+        return (const cubind__release_table *)&cubind__runtime_releases;
+    case CUBIND_LIB_DRIVER:
+        return (const cubind__release_table *)&cubind__driver_releases;
+    case CUBIND_LIB_NVRTC:
+        return (const cubind__release_table *)&cubind__nvrtc_releases;
+    case CUBIND_LIB_NVJITLINK:
+        return (const cubind__release_table *)&cubind__nvjitlink_releases;
+    case CUBIND_LIB_NCCL:
+        return (const cubind__release_table *)&cubind__nccl_releases;
+    case CUBIND_LIB_CUDNN:
+        return (const cubind__release_table *)&cubind__cudnn_releases;
+    default:
+        return NULL;
+    }
+}
+
+cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__slot **target)
+{
+    switch (library) {
+    case CUBIND_LIB_CUBLAS:
+        return cubind__cublas_adapter(index, target);
+    case CUBIND_LIB_CUBLASLT:
+        return cubind__cublasLt_adapter(index, target);
+    case CUBIND_LIB_CUFFT:
+        return cubind__cufft_adapter(index, target);
+    case CUBIND_LIB_CURAND:
+        return cubind__curand_adapter(index, target);
+    case CUBIND_LIB_CUSOLVER:
+        return cubind__cusolver_adapter(index, target);
+    case CUBIND_LIB_CUSOLVERMG:
+        return cubind__cusolverMg_adapter(index, target);
+    case CUBIND_LIB_CUSPARSE:
+        return cubind__cusparse_adapter(index, target);
+    case CUBIND_LIB_RUNTIME:
+        return cubind__runtime_adapter(index, target);
+    case CUBIND_LIB_DRIVER:
+        return cubind__driver_adapter(index, target);
+    case CUBIND_LIB_NVRTC:
+        return cubind__nvrtc_adapter(index, target);
+    case CUBIND_LIB_NVJITLINK:
+        return cubind__nvjitlink_adapter(index, target);
+    case CUBIND_LIB_NCCL:
+        return cubind__nccl_adapter(index, target);
+    case CUBIND_LIB_CUDNN:
+        return cubind__cudnn_adapter(index, target);
+    default:
+        *target = NULL;
+        return NULL;
+    }
+}
+
 cubind__slot *cubind__slots(cubind_library library)
 {
     switch (library) {
@@ -505,7 +602,7 @@ _Static_assert(sizeof "cusparse" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSPARSE
                sizeof "cusparseGetProperty" <= CUBIND__QUERY_NAME_SIZE,
                "libcusparse: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "runtime" <= CUBIND__NAME_SIZE && sizeof "CUBIND_RUNTIME_PATH" <= CUBIND__ENV_VAR_SIZE &&
-               3 <= CUBIND__SONAMES_MAX && sizeof "libcudart.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.11" <= CUBIND__SONAME_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libcudart.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.11.0" <= CUBIND__SONAME_SIZE &&
                sizeof "cudaRuntimeGetVersion" <= CUBIND__QUERY_NAME_SIZE,
                "libruntime: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "driver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_DRIVER_PATH" <= CUBIND__ENV_VAR_SIZE &&
@@ -514,7 +611,7 @@ _Static_assert(sizeof "driver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_DRIVER_PAT
                1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of the driver (lib64/stubs), not the driver" <= CUBIND__REASON_SIZE,
                "libdriver: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "nvrtc" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVRTC_PATH" <= CUBIND__ENV_VAR_SIZE &&
-               2 <= CUBIND__SONAMES_MAX && sizeof "libnvrtc.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.12" <= CUBIND__SONAME_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libnvrtc.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.12" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.11.2" <= CUBIND__SONAME_SIZE &&
                sizeof "nvrtcVersion" <= CUBIND__QUERY_NAME_SIZE,
                "libnvrtc: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 _Static_assert(sizeof "nvjitlink" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVJITLINK_PATH" <= CUBIND__ENV_VAR_SIZE &&
@@ -530,6 +627,8 @@ _Static_assert(sizeof "cudnn" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUDNN_PATH"
                sizeof "cudnnGetVersion" <= CUBIND__QUERY_NAME_SIZE,
                "libcudnn: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
+_Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
+
 const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     {
         .library = CUBIND_LIB_CUBLAS,
@@ -539,6 +638,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"},
         .soname_count = 3,
         .version_query_name = "cublasGetProperty",
+        .coupled = (1ULL << CUBIND_LIB_CUBLASLT),
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUBLAS_STATUS_SUCCESS,
         .status_missing_library = CUBLAS_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUBLAS_STATUS_NOT_SUPPORTED,
@@ -551,6 +653,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"},
         .soname_count = 3,
         .version_query_name = "cublasLtGetProperty",
+        .coupled = (1ULL << CUBIND_LIB_CUBLAS),
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUBLAS_STATUS_SUCCESS,
         .status_missing_library = CUBLAS_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUBLAS_STATUS_NOT_SUPPORTED,
@@ -563,6 +668,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcufft.so.12", "libcufft.so.11", "libcufft.so.10"},
         .soname_count = 3,
         .version_query_name = "cufftGetProperty",
+        .coupled = 0,
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUFFT_SUCCESS,
         .status_missing_library = CUFFT_SETUP_FAILED,
         .status_missing_symbol = CUFFT_NOT_SUPPORTED,
@@ -575,6 +683,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcurand.so.10"},
         .soname_count = 1,
         .version_query_name = "curandGetProperty",
+        .coupled = 0,
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CURAND_STATUS_SUCCESS,
         .status_missing_library = CURAND_STATUS_INITIALIZATION_FAILED,
         .status_missing_symbol = CURAND_STATUS_VERSION_MISMATCH,
@@ -587,6 +698,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcusolver.so.12", "libcusolver.so.11"},
         .soname_count = 2,
         .version_query_name = "cusolverGetProperty",
+        .coupled = (1ULL << CUBIND_LIB_CUBLAS) | (1ULL << CUBIND_LIB_CUBLASLT) | (1ULL << CUBIND_LIB_CUSPARSE) | (1ULL << CUBIND_LIB_NVJITLINK),
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUSOLVER_STATUS_SUCCESS,
         .status_missing_library = CUSOLVER_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUSOLVER_STATUS_NOT_SUPPORTED,
@@ -599,6 +713,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcusolverMg.so.12", "libcusolverMg.so.11"},
         .soname_count = 2,
         .version_query_name = "",
+        .coupled = (1ULL << CUBIND_LIB_CUSOLVER) | (1ULL << CUBIND_LIB_CUBLAS) | (1ULL << CUBIND_LIB_CUBLASLT),
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUSOLVER_STATUS_SUCCESS,
         .status_missing_library = CUSOLVER_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUSOLVER_STATUS_NOT_SUPPORTED,
@@ -611,6 +728,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcusparse.so.12", "libcusparse.so.11"},
         .soname_count = 2,
         .version_query_name = "cusparseGetProperty",
+        .coupled = 0,
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUSPARSE_STATUS_SUCCESS,
         .status_missing_library = CUSPARSE_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUSPARSE_STATUS_NOT_SUPPORTED,
@@ -620,9 +740,12 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .name = "runtime",
         .file = "libcudart",
         .env_var = "CUBIND_RUNTIME_PATH",
-        .sonames = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11"},
+        .sonames = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"},
         .soname_count = 3,
         .version_query_name = "cudaRuntimeGetVersion",
+        .coupled = 0,
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = cudaSuccess,
         .status_missing_library = cudaErrorInitializationError,
         .status_missing_symbol = cudaErrorNotSupported,
@@ -638,6 +761,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .refused_statuses = {CUDA_ERROR_STUB_LIBRARY},
         .refusal_reasons = {"the link-time stub of the driver (lib64/stubs), not the driver"},
         .refused_count = 1,
+        .coupled = 0,
+        .entry_point_query = "cuGetProcAddress_v2",
+        .abi_version = 13000,
         .status_success = CUDA_SUCCESS,
         .status_missing_library = CUDA_ERROR_NOT_INITIALIZED,
         .status_missing_symbol = CUDA_ERROR_NOT_SUPPORTED,
@@ -647,9 +773,12 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .name = "nvrtc",
         .file = "libnvrtc",
         .env_var = "CUBIND_NVRTC_PATH",
-        .sonames = {"libnvrtc.so.13", "libnvrtc.so.12"},
-        .soname_count = 2,
+        .sonames = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"},
+        .soname_count = 3,
         .version_query_name = "nvrtcVersion",
+        .coupled = (1ULL << CUBIND_LIB_NVJITLINK),
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = NVRTC_SUCCESS,
         .status_missing_library = NVRTC_ERROR_INTERNAL_ERROR,
         .status_missing_symbol = NVRTC_ERROR_INTERNAL_ERROR,
@@ -662,6 +791,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libnvJitLink.so.13", "libnvJitLink.so.12"},
         .soname_count = 2,
         .version_query_name = "nvJitLinkVersion",
+        .coupled = (1ULL << CUBIND_LIB_NVRTC),
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = NVJITLINK_SUCCESS,
         .status_missing_library = NVJITLINK_ERROR_INTERNAL,
         .status_missing_symbol = NVJITLINK_ERROR_INTERNAL,
@@ -674,6 +806,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libnccl.so.2"},
         .soname_count = 1,
         .version_query_name = "ncclGetVersion",
+        .coupled = 0,
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = ncclSuccess,
         .status_missing_library = ncclSystemError,
         .status_missing_symbol = ncclInvalidUsage,
@@ -686,6 +821,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libcudnn.so.9"},
         .soname_count = 1,
         .version_query_name = "cudnnGetVersion",
+        .coupled = 0,
+        .entry_point_query = "",
+        .abi_version = 13000,
         .status_success = CUDNN_STATUS_SUCCESS,
         .status_missing_library = CUDNN_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUDNN_STATUS_NOT_SUPPORTED,

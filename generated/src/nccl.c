@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 41
@@ -2517,3 +2518,83 @@ ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libnccl's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__nccl_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libnccl the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__nccl_releases {
+    cubind__release_table table;
+    cubind__release releases[1];
+    unsigned firsts[2];
+    cubind__release_entry entries[1];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+    } strings;
+} cubind__nccl_releases = {
+    {1, offsetof(struct cubind__nccl_releases, releases),
+     offsetof(struct cubind__nccl_releases, firsts), offsetof(struct cubind__nccl_releases, entries),
+     offsetof(struct cubind__nccl_releases, history), offsetof(struct cubind__nccl_releases, strings)},
+    {
+        {"13.0", {2, 28, 9}},
+    },
+    {0, 0},
+    {
+        {0, 0, 0, 0, 0},
+    },
+    {
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+    },
+    {
+        "",
+    },
+};
+#undef S

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 14
@@ -903,3 +904,95 @@ nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *mino
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libnvjitlink's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__nvjitlink_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libnvjitlink the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__nvjitlink_releases {
+    cubind__release_table table;
+    cubind__release releases[2];
+    unsigned firsts[3];
+    cubind__release_entry entries[13];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+        char s1[23];
+        char s2[24];
+        char s3[24];
+        char s4[24];
+        char s5[25];
+        char s6[35];
+        char s7[31];
+        char s8[33];
+        char s9[29];
+        char s10[32];
+        char s11[28];
+        char s12[31];
+        char s13[27];
+    } strings;
+} cubind__nvjitlink_releases = {
+    {2, offsetof(struct cubind__nvjitlink_releases, releases),
+     offsetof(struct cubind__nvjitlink_releases, firsts), offsetof(struct cubind__nvjitlink_releases, entries),
+     offsetof(struct cubind__nvjitlink_releases, history), offsetof(struct cubind__nvjitlink_releases, strings)},
+    {
+        {"13.0", {13, 0, 0}},
+        {"12.4", {12, 4, 0}},
+    },
+    {0, 0, 13},
+    {
+        {0, 1, 0, S(1), 0},
+        {1, 1, 0, S(2), 0},
+        {2, 1, 0, S(3), 0},
+        {3, 1, 0, S(4), 0},
+        {4, 1, 0, S(5), 0},
+        {5, 1, 0, S(6), 0},
+        {6, 1, 0, S(7), 0},
+        {7, 1, 0, S(8), 0},
+        {8, 1, 0, S(9), 0},
+        {9, 1, 0, S(10), 0},
+        {10, 1, 0, S(11), 0},
+        {11, 1, 0, S(12), 0},
+        {12, 1, 0, S(13), 0},
+    },
+    {
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+    },
+    {
+        "",
+        "__nvJitLinkCreate_12_4",
+        "__nvJitLinkDestroy_12_4",
+        "__nvJitLinkAddData_12_4",
+        "__nvJitLinkAddFile_12_4",
+        "__nvJitLinkComplete_12_4",
+        "__nvJitLinkGetLinkedCubinSize_12_4",
+        "__nvJitLinkGetLinkedCubin_12_4",
+        "__nvJitLinkGetLinkedPtxSize_12_4",
+        "__nvJitLinkGetLinkedPtx_12_4",
+        "__nvJitLinkGetErrorLogSize_12_4",
+        "__nvJitLinkGetErrorLog_12_4",
+        "__nvJitLinkGetInfoLogSize_12_4",
+        "__nvJitLinkGetInfoLog_12_4",
+    },
+};
+#undef S

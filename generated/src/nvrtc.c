@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "releases.h"
 #include "trace.h"
 
 #define SYMBOL_COUNT 24
@@ -1453,3 +1454,85 @@ nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(vo
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
+
+/* libnvrtc's adapters, by number (a switch: nothing relocated at start-up). */
+cubind__fnptr cubind__nvrtc_adapter(unsigned index, cubind__slot **target)
+{
+    *target = NULL;
+    (void)index;
+    return NULL;
+}
+
+#define S(k) offsetof(struct release_strings, s##k)
+/* The releases of libnvrtc the generator read, newest first, and per older release the calls
+ * that differ there (loader/releases.h). */
+const struct cubind__nvrtc_releases {
+    cubind__release_table table;
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[14];
+    cubind__release_history history[SYMBOL_COUNT];
+    struct release_strings {
+        char s0[1];
+        char s1[94];
+        char s2[94];
+    } strings;
+} cubind__nvrtc_releases = {
+    {3, offsetof(struct cubind__nvrtc_releases, releases),
+     offsetof(struct cubind__nvrtc_releases, firsts), offsetof(struct cubind__nvrtc_releases, entries),
+     offsetof(struct cubind__nvrtc_releases, history), offsetof(struct cubind__nvrtc_releases, strings)},
+    {
+        {"13.0", {13, 0, 0}},
+        {"12.4", {12, 4, 0}},
+        {"11.8", {11, 8, 0}},
+    },
+    {0, 0, 5, 14},
+    {
+        {19, 4, 0, 0, S(2)},
+        {20, 4, 0, 0, S(2)},
+        {21, 4, 0, 0, S(2)},
+        {22, 4, 0, 0, S(2)},
+        {23, 4, 0, 0, S(2)},
+        {11, 4, 0, 0, S(1)},
+        {12, 4, 0, 0, S(1)},
+        {13, 4, 0, 0, S(1)},
+        {14, 4, 0, 0, S(1)},
+        {19, 4, 0, 0, S(2)},
+        {20, 4, 0, 0, S(2)},
+        {21, 4, 0, 0, S(2)},
+        {22, 4, 0, 0, S(2)},
+        {23, 4, 0, 0, S(2)},
+    },
+    {
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+    },
+    {
+        "",
+        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
+    },
+};
+#undef S

@@ -128,7 +128,7 @@ static int cusparse_missing_call(void)
 }
 
 /* libruntime */
-static const char *const runtime_sonames[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11" };
+static const char *const runtime_sonames[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0" };
 
 static int runtime_first_call(void)
 {
@@ -162,7 +162,7 @@ static int driver_missing_call(void)
 }
 
 /* libnvrtc */
-static const char *const nvrtc_sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12" };
+static const char *const nvrtc_sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2" };
 
 static int nvrtc_first_call(void)
 {
@@ -238,6 +238,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cublas_first_call, "cublasCreate",
         cublas_missing_call, "cublasDestroy", "cublasDestroy_v2",
         "13.1.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CUBLASLT, "cublasLt", "CUBIND_CUBLASLT_PATH", cublasLt_sonames, 3,
@@ -247,6 +248,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cublasLt_first_call, "cublasLtCreate",
         cublasLt_missing_call, "cublasLtDestroy", "cublasLtDestroy",
         "13.1.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CUFFT, "cufft", "CUBIND_CUFFT_PATH", cufft_sonames, 3,
@@ -256,6 +258,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cufft_first_call, "cufftPlan1d",
         cufft_missing_call, "cufftPlan2d", "cufftPlan2d",
         "12.0.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CURAND, "curand", "CUBIND_CURAND_PATH", curand_sonames, 1,
@@ -265,6 +268,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         curand_first_call, "curandCreateGenerator",
         curand_missing_call, "curandCreateGeneratorHost", "curandCreateGeneratorHost",
         "10.4.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CUSOLVER, "cusolver", "CUBIND_CUSOLVER_PATH", cusolver_sonames, 2,
@@ -274,6 +278,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cusolver_first_call, "cusolverGetVersion",
         cusolver_missing_call, "cusolverGetVersion", "cusolverGetVersion",
         "12.0.4", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CUSOLVERMG, "cusolverMg", "CUBIND_CUSOLVERMG_PATH", cusolverMg_sonames, 2,
@@ -283,6 +288,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cusolverMg_first_call, "cusolverMgCreate",
         cusolverMg_missing_call, "cusolverMgDestroy", "cusolverMgDestroy",
         "12.0.4", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CUSPARSE, "cusparse", "CUBIND_CUSPARSE_PATH", cusparse_sonames, 2,
@@ -292,6 +298,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cusparse_first_call, "cusparseCreate",
         cusparse_missing_call, "cusparseDestroy", "cusparseDestroy",
         "12.6.3", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_RUNTIME, "runtime", "CUBIND_RUNTIME_PATH", runtime_sonames, 3,
@@ -301,6 +308,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         runtime_first_call, "cudaDeviceReset",
         runtime_missing_call, "cudaDeviceSynchronize", "cudaDeviceSynchronize",
         "13.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_DRIVER, "driver", "CUBIND_DRIVER_PATH", driver_sonames, 1,
@@ -310,15 +318,17 @@ const struct cubind_test_library cubind_test_libraries[] = {
         driver_first_call, "cuGetErrorString",
         driver_missing_call, "cuGetErrorName", "cuGetErrorName",
         "13.0", 1, 0,
+        13000,
     },
     {
-        CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 2,
+        CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 3,
         NVRTC_ERROR_INTERNAL_ERROR, "NVRTC_ERROR_INTERNAL_ERROR",
         NVRTC_ERROR_INTERNAL_ERROR, "NVRTC_ERROR_INTERNAL_ERROR",
         "major-minor", 2, 1,
         nvrtc_first_call, "nvrtcGetNumSupportedArchs",
         nvrtc_missing_call, "nvrtcGetSupportedArchs", "nvrtcGetSupportedArchs",
         "13.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_NVJITLINK, "nvjitlink", "CUBIND_NVJITLINK_PATH", nvjitlink_sonames, 2,
@@ -328,6 +338,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         nvjitlink_first_call, "nvJitLinkCreate",
         nvjitlink_missing_call, "nvJitLinkDestroy", "__nvJitLinkDestroy_13_0",
         "13.0", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_NCCL, "nccl", "CUBIND_NCCL_PATH", nccl_sonames, 1,
@@ -337,6 +348,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         nccl_first_call, "ncclMemAlloc",
         nccl_missing_call, "ncclMemFree", "ncclMemFree",
         "2.28.9", 0, 1,
+        0,
     },
     {
         CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
@@ -346,6 +358,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         cudnn_first_call, "cudnnQueryRuntimeError",
         cudnn_missing_call, "cudnnQueryRuntimeError", "cudnnQueryRuntimeError",
         "9.19.0", 0, 1,
+        0,
     },
 };
 

@@ -13,30 +13,43 @@
 struct CMUnitTest;
 extern const struct CMUnitTest cubind_passthrough_cublas[];
 extern const size_t cubind_passthrough_cublas_count;
+size_t cubind_passthrough_cublas_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cublasLt[];
 extern const size_t cubind_passthrough_cublasLt_count;
+size_t cubind_passthrough_cublasLt_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cufft[];
 extern const size_t cubind_passthrough_cufft_count;
+size_t cubind_passthrough_cufft_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_curand[];
 extern const size_t cubind_passthrough_curand_count;
+size_t cubind_passthrough_curand_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cusolver[];
 extern const size_t cubind_passthrough_cusolver_count;
+size_t cubind_passthrough_cusolver_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cusolverMg[];
 extern const size_t cubind_passthrough_cusolverMg_count;
+size_t cubind_passthrough_cusolverMg_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cusparse[];
 extern const size_t cubind_passthrough_cusparse_count;
+size_t cubind_passthrough_cusparse_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_runtime[];
 extern const size_t cubind_passthrough_runtime_count;
+size_t cubind_passthrough_runtime_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_driver[];
 extern const size_t cubind_passthrough_driver_count;
+size_t cubind_passthrough_driver_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_nvrtc[];
 extern const size_t cubind_passthrough_nvrtc_count;
+size_t cubind_passthrough_nvrtc_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_nvjitlink[];
 extern const size_t cubind_passthrough_nvjitlink_count;
+size_t cubind_passthrough_nvjitlink_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_nccl[];
 extern const size_t cubind_passthrough_nccl_count;
+size_t cubind_passthrough_nccl_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cudnn[];
 extern const size_t cubind_passthrough_cudnn_count;
+size_t cubind_passthrough_cudnn_not_callable(void);
 
 /* X(library enum, library name, environment variable naming its library file) for every library. */
 #define CUBIND_PASSTHROUGH_GROUPS(X) \

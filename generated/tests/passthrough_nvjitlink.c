@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -24,6 +25,11 @@
 #endif
 
 
+/* How nvJitLinkCreate is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_0[] = {
+    {"12.4", 1, "__nvJitLinkCreate_12_4"},
+};
+
 static void test_cubind_nvjitlink_create(void **cubind_state)
 {
     nvJitLinkHandle *handle = (nvJitLinkHandle *)(uintptr_t)0x10000010u;
@@ -31,9 +37,18 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     const char *const *options = (const char *const *)(uintptr_t)0x10000030u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_OPTION;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_0, 1, "__nvJitLinkCreate_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -44,21 +59,36 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
-        assert_true(cubind_mock_matches("__nvJitLinkCreate_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkDestroy is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_1[] = {
+    {"12.4", 1, "__nvJitLinkDestroy_12_4"},
+};
 
 static void test_cubind_nvjitlink_destroy(void **cubind_state)
 {
     nvJitLinkHandle *handle = (nvJitLinkHandle *)(uintptr_t)0x10001010u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_MISSING_ARCH;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_1, 1, "__nvJitLinkDestroy_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_destroy(handle);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkDestroy", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -67,12 +97,18 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_destroy(handle);
-        assert_true(cubind_mock_matches("__nvJitLinkDestroy_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkDestroy", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkAddData is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_2[] = {
+    {"12.4", 1, "__nvJitLinkAddData_12_4"},
+};
 
 static void test_cubind_nvjitlink_add_data(void **cubind_state)
 {
@@ -83,9 +119,18 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10002050u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INVALID_INPUT;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_2, 1, "__nvJitLinkAddData_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkAddData", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -98,12 +143,18 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
-        assert_true(cubind_mock_matches("__nvJitLinkAddData_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddData", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkAddFile is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_3[] = {
+    {"12.4", 1, "__nvJitLinkAddFile_12_4"},
+};
 
 static void test_cubind_nvjitlink_add_file(void **cubind_state)
 {
@@ -112,9 +163,18 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     const char *fileName = (const char *)(uintptr_t)0x10003030u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_PTX_COMPILE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_3, 1, "__nvJitLinkAddFile_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkAddFile", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -125,21 +185,36 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
-        assert_true(cubind_mock_matches("__nvJitLinkAddFile_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddFile", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkComplete is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_4[] = {
+    {"12.4", 1, "__nvJitLinkComplete_12_4"},
+};
 
 static void test_cubind_nvjitlink_complete(void **cubind_state)
 {
     nvJitLinkHandle handle = (nvJitLinkHandle)(uintptr_t)0x10004010u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NVVM_COMPILE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_4, 1, "__nvJitLinkComplete_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_complete(handle);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkComplete", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -148,12 +223,18 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_complete(handle);
-        assert_true(cubind_mock_matches("__nvJitLinkComplete_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkComplete", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetLinkedCubinSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_5[] = {
+    {"12.4", 1, "__nvJitLinkGetLinkedCubinSize_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
 {
@@ -161,9 +242,18 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10005020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INTERNAL;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_5, 1, "__nvJitLinkGetLinkedCubinSize_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubinSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -173,12 +263,18 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubinSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubinSize", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetLinkedCubin is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_6[] = {
+    {"12.4", 1, "__nvJitLinkGetLinkedCubin_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
 {
@@ -186,9 +282,18 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     void *cubin = (void *)(uintptr_t)0x10006020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_THREADPOOL;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, "__nvJitLinkGetLinkedCubin_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubin", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -198,12 +303,18 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubin_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubin", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetLinkedPtxSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_7[] = {
+    {"12.4", 1, "__nvJitLinkGetLinkedPtxSize_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
 {
@@ -211,9 +322,18 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10007020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_INPUT;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, "__nvJitLinkGetLinkedPtxSize_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtxSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -223,12 +343,18 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtxSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtxSize", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetLinkedPtx is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_8[] = {
+    {"12.4", 1, "__nvJitLinkGetLinkedPtx_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
 {
@@ -236,9 +362,18 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     char *ptx = (char *)(uintptr_t)0x10008020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_FINALIZE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 1, "__nvJitLinkGetLinkedPtx_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtx", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -248,12 +383,18 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
-        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtx_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtx", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetErrorLogSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_9[] = {
+    {"12.4", 1, "__nvJitLinkGetErrorLogSize_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
 {
@@ -261,9 +402,18 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10009020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NULL_INPUT;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "__nvJitLinkGetErrorLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLogSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -273,12 +423,18 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetErrorLogSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLogSize", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetErrorLog is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_10[] = {
+    {"12.4", 1, "__nvJitLinkGetErrorLog_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
 {
@@ -286,9 +442,18 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x1000a020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 1, "__nvJitLinkGetErrorLog_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_error_log(handle, log);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLog", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -298,12 +463,18 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log(handle, log);
-        assert_true(cubind_mock_matches("__nvJitLinkGetErrorLog_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLog", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetInfoLogSize is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_11[] = {
+    {"12.4", 1, "__nvJitLinkGetInfoLogSize_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
 {
@@ -311,9 +482,18 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x1000b020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCORRECT_INPUT_TYPE;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, "__nvJitLinkGetInfoLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLogSize", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -323,12 +503,18 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
-        assert_true(cubind_mock_matches("__nvJitLinkGetInfoLogSize_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLogSize", (int)cubind_expected);
     }
 }
+
+/* How nvJitLinkGetInfoLog is called in the older releases where its call differs */
+static const struct cubind_test_release_call cubind_calls_12[] = {
+    {"12.4", 1, "__nvJitLinkGetInfoLog_12_4"},
+};
 
 static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
 {
@@ -336,9 +522,18 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x1000c020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_ARCH_MISMATCH;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, "__nvJitLinkGetInfoLog_13_0", &cubind_action);
 
     (void)cubind_state;
+    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+        unsigned long cubind_calls_before = cubind_mock_calls();
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_info_log(handle, log);
+        assert_int_equal(cubind_result, NVJITLINK_ERROR_INTERNAL);
+        cubind_test_assert_not_called(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLog", cubind_calls_before);
+        return;
+    }
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -348,8 +543,9 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log(handle, log);
-        assert_true(cubind_mock_matches("__nvJitLinkGetInfoLog_13_0"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLog", (int)cubind_expected);
     }
@@ -361,9 +557,11 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
     unsigned int *minor = (unsigned int *)(uintptr_t)0x1000d020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_OUTDATED_LIBRARY;
     nvJitLinkResult cubind_result;
-    int cubind_round;
+    int cubind_round, cubind_action;
+    const char *cubind_symbol = "nvJitLinkVersion";
 
     (void)cubind_state;
+    cubind_action = 0;
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -373,8 +571,9 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
         cubind_mock_set_status((int)cubind_expected);
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_version(major, minor);
-        assert_true(cubind_mock_matches("nvJitLinkVersion"));
-        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_true(cubind_mock_matches(cubind_symbol));
+        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+            cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkVersion", (int)cubind_expected);
     }
@@ -398,3 +597,11 @@ const struct CMUnitTest cubind_passthrough_nvjitlink[] = {
 };
 
 const size_t cubind_passthrough_nvjitlink_count = 14;
+
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+size_t cubind_passthrough_nvjitlink_not_callable(void)
+{
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+        return 0;
+    return 0;
+}

@@ -119,6 +119,14 @@ struct cubind_library_info {
     const char *const *missing; /* C API names of the missing functions (functions_missing of them) */
     const char *error;         /* why the library was not found (NULL if found); printable UTF-8.
                                   Each distinct text is kept once: retries do not grow memory */
+    /* Since 0.3: */
+    const char *release;       /* the CUDA release whose ABI the loaded library is called with ("12.4":
+                                  the newest release the bindings read that is not newer than it);
+                                  NULL when not loaded */
+    const char *releases;      /* every release the bindings know for it, newest first ("13.0, 12.4, 11.8") */
+    const char *release_note;  /* when libraries it is used with (cuBLAS and cuBLASLt; cuSOLVER and the
+                                  cuBLAS, cuSPARSE, nvJitLink it needs; NVRTC and nvJitLink) are loaded
+                                  from another release: which and why it matters; else NULL */
 };
 
 /*
@@ -176,6 +184,58 @@ CUBIND_API cubind_error_kind cubind_library_info(cubind_library library, struct 
  * symbol ("cublasSgemm_v2") or the cubind name ("cubind_cublas_sgemm"). Records no error.
  */
 CUBIND_API int cubind_function_available(const char *name);
+
+/* What cubind_function_info says of a function in this process. */
+typedef enum cubind_function_state {
+    CUBIND_FUNCTION_UNKNOWN = 0,    /* cubind binds no function of that name */
+    CUBIND_FUNCTION_CALLABLE = 1,   /* called with its own symbol, or another entry point of the same ABI */
+    CUBIND_FUNCTION_ADAPTED = 2,    /* called through a generated adapter that converts a record's layout */
+    CUBIND_FUNCTION_MISSING = 3,    /* the loaded library does not have it (not exported, or not in its release) */
+    CUBIND_FUNCTION_REFUSED = 4,    /* its release has it with another ABI and no equivalent: never called */
+    CUBIND_FUNCTION_NOT_LOADED = 5  /* its library could not be loaded */
+} cubind_function_state;
+
+/* See cubind_function_info. Extensible like struct cubind_library_info: set `size` first. */
+struct cubind_function_info {
+    size_t size;                /* in: sizeof(struct cubind_function_info); out: bytes filled */
+    cubind_library library;     /* CUBIND_LIB_NONE for an unknown name */
+    const char *name;           /* the C API name, "cudaGraphInstantiate" */
+    const char *cubind_name;    /* "cubind_runtime_graph_instantiate" */
+    const char *added_in;       /* the oldest CUDA release the bindings read that declares it ("11.8": that
+                                   release or an older one; the releases read are in docs/releases.md) */
+    const char *changed_in;     /* the releases read where its ABI changed, oldest first ("12.4"); "" none */
+    cubind_function_state state; /* in this process; loads its library when needed */
+    const char *release;        /* the release its loaded library is called as; NULL when not loaded */
+    const char *symbol;         /* the entry point asked of the library ("cudaGetDeviceProperties_v2") */
+    const char *reason;         /* why it is adapted, missing, refused or not loaded; NULL when callable */
+};
+
+/*
+ * cubind_function_info - what cubind knows of a function: the release that added it, those that
+ * changed its ABI, and whether it can be called in this process (loading its library if needed).
+ * @name  the C API name, the exported symbol or the cubind name.
+ * @info  info->size set to sizeof(struct cubind_function_info).
+ * Returns CUBIND_OK (info->state says the rest), CUBIND_ERROR_INVALID_ARGUMENT for a NULL info or
+ * a size below the first layout (nothing written, error recorded) and for a name cubind does not
+ * bind (info->state is CUBIND_FUNCTION_UNKNOWN; no error recorded).
+ */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
+CUBIND_API cubind_error_kind cubind_function_info(const char *name, struct cubind_function_info *info);
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic pop
+#endif
+
+/*
+ * cubind_require_release - accept `library` only from CUDA release major.minor or newer. Every
+ * release the bindings know is accepted by default.
+ * Returns CUBIND_OK (checked when the library loads: an older one then fails to load, with the
+ * reason); CUBIND_ERROR_ALREADY_LOADED when it is loaded already from an older release;
+ * CUBIND_ERROR_INVALID_ARGUMENT for an unknown library or a release that is none.
+ */
+CUBIND_API cubind_error_kind cubind_require_release(cubind_library library, int major, int minor);
 
 /* The calling thread's last error record (kind CUBIND_OK when there was none). Never NULL. */
 CUBIND_API const cubind_error *cubind_last_error(void);

@@ -49,6 +49,7 @@ step passthrough passthrough-inline
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
 step "$test_dir/sgemm"
+step sh "$(dirname "$0")/releases.sh" "$build"
 # Each example prints one PASS/FAIL line; exit 0 only on a correct result (77: no GPU/driver).
 for example in sgemm saxpy linear_layer fft_convolution cudnn_conv allreduce_matmul allreduce_launcher; do
     step "$build/examples/$example"

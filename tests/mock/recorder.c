@@ -13,6 +13,7 @@
 
 struct args {
     unsigned char bytes[CUBIND_MOCK_MAX_ARG_BYTES];
+    unsigned char any[CUBIND_MOCK_MAX_ARG_BYTES]; /* expected: 1 where any byte matches */
     size_t length;
     int overflow;
 };
@@ -32,7 +33,9 @@ static void append(struct args *a, const void *value, size_t size)
         a->overflow = 1;
         return;
     }
-    memcpy(a->bytes + a->length, value, size);
+    if (value != NULL)
+        memcpy(a->bytes + a->length, value, size);
+    memset(a->any + a->length, value == NULL, size);
     a->length += size;
 }
 
@@ -71,10 +74,16 @@ EXPORT int cubind_mock_passthrough(void)
 
 EXPORT int cubind_mock_version(int property, int *value)
 {
-    int version[3] = {77, 1, 2};
+    return cubind_mock_version_of(property, value, 77, 1, 2);
+}
+
+EXPORT int cubind_mock_version_of(int property, int *value, int major, int minor, int patch)
+{
+    int version[3];
     const char *text = getenv("CUBIND_MOCK_VERSION");
     const char *fail = getenv("CUBIND_MOCK_VERSION_STATUS");
     const char *sleep_ms = getenv("CUBIND_MOCK_VERSION_SLEEP_MS");
+    version[0] = major, version[1] = minor, version[2] = patch;
     if (sleep_ms != NULL && property == 0) { /* a slow query: nanosleep is a cancellation point */
         const char *fd_text = getenv("CUBIND_TEST_SLOW_FD");
         long ms = atol(sleep_ms);
@@ -122,12 +131,20 @@ EXPORT void cubind_mock_expect_arg(const void *value, size_t size)
     append(&expected, value, size);
 }
 
+EXPORT void cubind_mock_expect_any(size_t size)
+{
+    append(&expected, NULL, size);
+}
+
 EXPORT int cubind_mock_matches(const char *symbol)
 {
     int same;
+    size_t i;
     pthread_mutex_lock(&lock);
     same = strcmp(symbol, last_symbol) == 0 && !recorded.overflow && !expected.overflow &&
-           recorded.length == expected.length && memcmp(recorded.bytes, expected.bytes, recorded.length) == 0;
+           recorded.length == expected.length;
+    for (i = 0; same && i < recorded.length; ++i)
+        same = expected.any[i] || recorded.bytes[i] == expected.bytes[i];
     pthread_mutex_unlock(&lock);
     return same;
 }

@@ -28,6 +28,8 @@ uintptr_t cubind_mock_return(void);
  * and sleeps that long (a cancellation point while cubind holds its load lock). */
 int cubind_mock_passthrough(void);
 int cubind_mock_version(int property, int *value);
+/* The same with another default than 77.1.2: the mocks of an older CUDA release answer its version. */
+int cubind_mock_version_of(int property, int *value, int major, int minor, int patch);
 
 /* --- called by the tests --- */
 void cubind_mock_set_status(int status);
@@ -35,6 +37,8 @@ void cubind_mock_set_return(uintptr_t value);
 void cubind_mock_set_passthrough(int on);
 void cubind_mock_expect_begin(void);
 void cubind_mock_expect_arg(const void *value, size_t size);
+/* An argument of `size` bytes whose value is not checked (an adapter's buffer, say). */
+void cubind_mock_expect_any(size_t size);
 /* 1 when the last call recorded was `symbol` with exactly the expected argument bytes. */
 int cubind_mock_matches(const char *symbol);
 const char *cubind_mock_last_symbol(void);

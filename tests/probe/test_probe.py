@@ -60,9 +60,13 @@ def test_the_text_report_agrees(report: dict) -> None:
     assert text.returncode == 0
     for lib in report["libraries"]:
         if lib["found"]:
-            assert f"{lib['functions_found']} of {lib['functions']} found" in text.stdout
+            assert f"{lib['functions_found']} of {lib['functions']} callable" in text.stdout
+            assert f"called as: CUDA {lib['release']} (these bindings know {lib['releases']})" in text.stdout
+            states = {f["name"]: f for f in lib["not_callable"]}
+            assert set(states) == set(lib["missing"])
             for name in lib["missing"]:
-                assert f"missing: {name}\n" in text.stdout
+                line = f"{states[name]['state']}: {name}"
+                assert f"{line}\n" in text.stdout or f"{line} ({states[name]['reason']})\n" in text.stdout
 
 
 def test_a_missing_library_is_reported_and_exit_is_zero() -> None:

@@ -19,9 +19,9 @@ typedef enum cubind_library {
     CUBIND_LIB_CUSOLVER = 4, /* libcusolver.so.12, libcusolver.so.11; CUBIND_CUSOLVER_PATH */
     CUBIND_LIB_CUSOLVERMG = 5, /* libcusolverMg.so.12, libcusolverMg.so.11; CUBIND_CUSOLVERMG_PATH */
     CUBIND_LIB_CUSPARSE = 6, /* libcusparse.so.12, libcusparse.so.11; CUBIND_CUSPARSE_PATH */
-    CUBIND_LIB_RUNTIME = 7, /* libcudart.so.13, libcudart.so.12, libcudart.so.11; CUBIND_RUNTIME_PATH */
+    CUBIND_LIB_RUNTIME = 7, /* libcudart.so.13, libcudart.so.12, libcudart.so.11.0; CUBIND_RUNTIME_PATH */
     CUBIND_LIB_DRIVER = 8, /* libcuda.so.1; CUBIND_DRIVER_PATH */
-    CUBIND_LIB_NVRTC = 9, /* libnvrtc.so.13, libnvrtc.so.12; CUBIND_NVRTC_PATH */
+    CUBIND_LIB_NVRTC = 9, /* libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2; CUBIND_NVRTC_PATH */
     CUBIND_LIB_NVJITLINK = 10, /* libnvJitLink.so.13, libnvJitLink.so.12; CUBIND_NVJITLINK_PATH */
     CUBIND_LIB_NCCL = 11, /* libnccl.so.2; CUBIND_NCCL_PATH */
     CUBIND_LIB_CUDNN = 12, /* libcudnn.so.9; CUBIND_CUDNN_PATH */

@@ -1,0 +1,329 @@
+"""Compare a unit's functions across the CUDA releases read (docs/releases.md).
+
+Each release's headers give, per function, the symbol its macros select, the canonical signature,
+the records it reaches with their layouts and the enums it takes (generator/layout.py, gathered by
+parse.build_ir under parse.ABI_KEY). `attach` writes into the newest release's IR, for every
+function and every release, that release's facts and how a library of that release must be called
+to get the newest release's behaviour:
+
+  identical   the same symbol with the same ABI
+  renamed     another symbol with the same ABI: call that one
+  layout      the same parameters, but a record reached by pointer or by value is laid out
+              otherwise: call the release's symbol through an adapter that converts field by field
+  signature   another ABI: call `equivalent` (a symbol of that release with the newest ABI), or,
+              when there is none, do not call at all
+  absent      not declared by that release
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .parse import ABI_KEY, IRError
+
+COMPAT_CLASSES = ("identical", "renamed", "layout", "signature", "absent")
+
+
+@dataclass(frozen=True)
+class ReleaseIR:
+    """One release's IR of a unit, as parse.build_ir made it from that release's headers."""
+    name: str                  # "12.4"
+    cuda_version: int          # CUDA_VERSION of its cuda.h: 12040
+    packages: tuple[str, ...]  # "package=version" of the headers read; () for the toolkit's
+    ir: dict
+
+
+def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
+    """newest.ir with the release fields added (docs/ir.md) and its ABI facts removed. `older`:
+    the other releases that cover the unit, newest first."""
+    releases = [newest, *older]
+    abi = {r.name: r.ir[ABI_KEY] for r in releases}
+    for r in releases:
+        _check_names(r)
+    used_records: dict[str, set[str]] = {r.name: set() for r in releases}
+    for function in newest.ir["functions"]:
+        entries = {}
+        for r in releases:
+            entry = _entry(function["name"], r.name, abi[r.name], newest.name, abi[newest.name])
+            entries[r.name] = entry
+            used_records[r.name].update(entry["records"])
+            if entry["equivalent"] is not None:
+                used_records[r.name].update(abi[r.name]["functions_by_symbol"][entry["equivalent"]]["records"])
+        function["releases"] = entries
+        function["added_in"] = _added_in(function["name"], releases, abi)
+        function["changed_in"] = _changed_in(function["name"], releases, abi)
+    ir = newest.ir
+    ir["releases"] = [{"name": r.name, "cuda_version": r.cuda_version, "library_version": _version(r.ir),
+                       "packages": list(r.packages)} for r in releases]
+    ir["release_records"] = {r.name: {name: abi[r.name]["records"][name] for name in sorted(used_records[r.name])}
+                             for r in releases}
+    ir["release_changes"] = {r.name: _changes(newest.ir, r.ir) for r in older}
+    for r in releases:
+        r.ir.pop(ABI_KEY, None)
+    return ir
+
+
+def _check_names(release: ReleaseIR) -> None:
+    """Index the release's functions by symbol; no text that names a place on this machine."""
+    facts = release.ir[ABI_KEY]
+    facts["functions_by_symbol"] = {f["symbol"]: f for f in facts["functions"].values()}
+    for name, f in facts["functions"].items():
+        if "(anonymous" in f["signature"] or "(unnamed" in f["signature"]:
+            raise IRError(f"CUDA {release.name}: {name}'s signature names an anonymous type: {f['signature']}")
+
+
+# -- one function, one release ----------------------------------------------------------------------
+def _field_key(field: dict) -> str:
+    """A field's identity within its record: its name, or for a C11 anonymous member (no name) the
+    record it holds."""
+    return field["name"] or field["record"]
+
+
+def _shape(field: dict) -> tuple:
+    """What a field is compared by: offset, size, kind (and a bit field's bits)."""
+    bits = field["bits"]
+    return (field["offset"], field["size"], field["kind"], None if bits is None else (bits["offset"], bits["width"]))
+
+
+def _fields(layout: dict) -> dict[str, tuple]:
+    """A record's fields as compared: identity -> _shape."""
+    return {_field_key(f): _shape(f) for f in layout["fields"]}
+
+
+def _layout_key(layout: dict) -> tuple:
+    """What a layout is compared by: the record's kind, size and alignment, and each field's name,
+    offset, size and kind."""
+    return (layout["kind"], layout["size"], layout["align"], tuple(_fields(layout).items()))
+
+
+def is_opaque(layout: dict) -> bool:
+    """A record that only holds an array of scalars (`uint64_t data[8]`): the library's state, which
+    a caller allocates and never reads; converting it field by field would mean nothing."""
+    fields = layout["fields"]
+    return (layout["kind"] == "struct" and len(fields) == 1 and fields[0]["kind"] == "array"
+            and fields[0]["record"] is None and fields[0]["pointee"] is None)
+
+
+def compatible(older: dict, newer: dict, older_records: dict, newer_records: dict) -> bool:
+    """Whether a record laid out as `newer` is read right by a library built with `older`, and what
+    that library writes is read right through `newer`: the same layout; an opaque record at least as
+    large (the older library's state fits in it); or an extension, of the same kind, size and
+    alignment, in which every field the older release has is unchanged and holds a compatible record,
+    and fields only the newer release has take bytes the older one did not name (a union's new
+    member comes with a selector value the older library refuses: release_changes lists them)."""
+    if _layout_key(older) == _layout_key(newer):
+        return True
+    if is_opaque(older) and is_opaque(newer):
+        return newer["size"] >= older["size"] and newer["align"] >= older["align"]
+    if (older["kind"], older["size"], older["align"]) != (newer["kind"], newer["size"], newer["align"]):
+        return False
+    members = {_field_key(f): f for f in newer["fields"]}
+    for field in older["fields"]:
+        other = members.get(_field_key(field))
+        if other is None or _shape(other) != _shape(field):
+            return False
+        if field["record"] is not None and field["record"] in older_records and field["record"] in newer_records:
+            if not compatible(older_records[field["record"]], newer_records[field["record"]], older_records,
+                              newer_records):
+                return False
+    return True
+
+
+def _differing(older: dict, older_records: dict, newer: dict, newer_records: dict) -> list[str]:
+    """The records both functions reach (by name) that are not compatible. A record that only one
+    release has is a field of one that both have, which then differs (or is an extension's new
+    member, which an older library never reads)."""
+    names = sorted(set(older["records"]) & set(newer["records"]))
+    return [n for n in names if n in older_records and n in newer_records
+            and not compatible(older_records[n], newer_records[n], older_records, newer_records)]
+
+
+def same_abi(older: dict, older_abi: dict, newer: dict, newer_abi: dict) -> bool:
+    """Whether a function as `newer` declares it is called right by a library built with `older`
+    (each with its release's facts): the same signature but for qualifiers, compatible records."""
+    return older["abi"] == newer["abi"] and not _differing(older, older_abi["records"], newer, newer_abi["records"])
+
+
+def _entry(name: str, release: str, facts: dict, newest: str, newest_facts: dict) -> dict:
+    mine = facts["functions"].get(name)
+    theirs = newest_facts["functions"][name]
+    if mine is None:
+        return _result(False, None, None, [], [], "absent", None, None,
+                       f"not declared by CUDA {release}'s headers")
+    compat, equivalent, call, reason = "identical", None, mine["symbol"], None
+    differing = _differing(mine, facts["records"], theirs, newest_facts["records"])
+    same_symbol = facts["functions_by_symbol"].get(theirs["symbol"])
+    if mine["symbol"] != theirs["symbol"] and same_symbol is not None and same_abi(same_symbol, facts, theirs,
+                                                                                  newest_facts):
+        # the release's macros pick another symbol, but it declares the newest release's too, alike
+        call = theirs["symbol"]
+        reason = f"CUDA {release}'s headers call {mine['symbol']}; they declare {theirs['symbol']} too, alike"
+    elif mine["abi"] != theirs["abi"]:
+        compat, call = "signature", None
+        equivalent = _equivalent(name, mine["symbol"], theirs, facts, newest_facts)
+        reason = _signature_reason(mine, theirs, release, newest)
+        if equivalent is not None:
+            call = equivalent
+            reason += f"; {equivalent} has the CUDA {newest} form"
+    elif differing:
+        untranslatable = _untranslatable(differing, facts["records"], newest_facts["records"], release, newest)
+        if untranslatable is not None:
+            compat, call, reason = "signature", None, untranslatable
+        else:
+            compat = "layout"
+            reason = "; ".join(_layout_reason(n, facts["records"], newest_facts["records"], release, newest)
+                               for n in differing)
+    elif mine["symbol"] != theirs["symbol"]:
+        compat = "renamed"
+        reason = f"CUDA {release}'s headers call {mine['symbol']}, CUDA {newest}'s {theirs['symbol']}"
+    return _result(True, mine["symbol"], mine["signature"], mine["records"], mine["enums"], compat, equivalent,
+                   call, reason)
+
+
+def _result(declared: bool, symbol: str | None, signature: str | None, records: list[str], enums: list[str],
+            compat: str, equivalent: str | None, call_symbol: str | None, reason: str | None) -> dict:
+    return {"declared": declared, "symbol": symbol, "signature": signature, "records": list(records),
+            "enums": list(enums), "compat": compat, "equivalent": equivalent, "call_symbol": call_symbol,
+            "adapter": compat == "layout", "reason": reason}
+
+
+def _version_suffix(symbol: str, base: str) -> int | None:
+    """N when `symbol` is `base` with NVIDIA's `_vN` suffix, 1 when it is `base` itself, else None."""
+    if symbol == base:
+        return 1
+    match = re.fullmatch(re.escape(base) + r"_v(\d+)", symbol)
+    return int(match.group(1)) if match else None
+
+
+def _equivalent(name: str, own_symbol: str, newest: dict, facts: dict, newest_facts: dict) -> str | None:
+    """A symbol the release declares, named as a version of the function (`name_vN`, or the newest
+    release's own symbol), whose ABI is the newest release's: the highest version wins."""
+    best: tuple[int, str] | None = None
+    for symbol, candidate in facts["functions_by_symbol"].items():
+        if symbol == own_symbol:
+            continue
+        versions = [v for v in (_version_suffix(symbol, name), _version_suffix(symbol, newest["symbol"]))
+                    if v is not None]
+        if symbol == newest["symbol"]:
+            versions.append(1 << 30)  # the very symbol the newest release calls
+        if not versions or not same_abi(candidate, facts, newest, newest_facts):
+            continue
+        key = (max(versions), symbol)
+        if best is None or key > best:
+            best = key
+    return best[1] if best else None
+
+
+def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> str:
+    """Where two signatures that differ but for qualifiers differ."""
+    if len(mine["params"]) != len(theirs["params"]):
+        return f"{len(mine['params'])} parameters in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
+    if mine["abi_result"] != theirs["abi_result"]:
+        return f"returns {mine['result']} in CUDA {release}, {theirs['result']} in CUDA {newest}"
+    for i, (a, b) in enumerate(zip(mine["abi_params"], theirs["abi_params"])):
+        if a != b:
+            return f"parameter {i + 1} is {mine['params'][i]} in CUDA {release}, {theirs['params'][i]} in CUDA {newest}"
+    raise AssertionError("signatures differ in no part")
+
+
+def _untranslatable(differing: list[str], records: dict, newest_records: dict, release: str, newest: str) -> str | None:
+    """Why records whose layouts differ cannot be converted field by field, or None when they can:
+    none is opaque state (is_opaque: then the newest release's is too small for the older one's);
+    none holds a pointer to a record whose layout differs (what it points to is not converted); and
+    a union that differs keeps every member both releases have as it is (it is converted as its
+    bytes: which member is in use is not in the layout)."""
+    for name in differing:
+        mine, theirs = records[name], newest_records[name]
+        if is_opaque(mine) and is_opaque(theirs):
+            return (f"{name} (the library's opaque state, in memory the caller allocates) is "
+                    f"{mine['size']} bytes in CUDA {release}, {theirs['size']} in CUDA {newest}: "
+                    "too small for that release's state")
+        for layout in (mine, theirs):
+            for field in layout["fields"]:
+                if field["pointee"] in differing:
+                    return (f"record {name} contains a pointer to a record whose layout differs "
+                            f"({field['name']}: {field['pointee']})")
+        if mine["kind"] == "union" or theirs["kind"] == "union":
+            members, newest_members = _fields(mine), _fields(theirs)
+            changed = sorted(m for m in members.keys() & newest_members.keys() if members[m] != newest_members[m])
+            nested = sorted(f["record"] for f in mine["fields"] if f["record"] in differing)
+            if mine["kind"] != theirs["kind"] or changed or nested:
+                return (f"union {name} lays out members {', '.join(changed + nested) or 'otherwise'} differently in "
+                        f"CUDA {release} and CUDA {newest}, and which member is in use is not in the layout")
+    return None
+
+
+def _layout_reason(name: str, records: dict, newest_records: dict, release: str, newest: str) -> str:
+    mine, theirs = records[name], newest_records[name]
+    if mine["size"] != theirs["size"]:
+        return f"{name} is {mine['size']} bytes in CUDA {release}, {theirs['size']} in CUDA {newest}"
+    fields, newest_fields = _fields(mine), _fields(theirs)
+    changed = sorted(n for n in fields.keys() | newest_fields.keys() if fields.get(n) != newest_fields.get(n))
+    return f"{name} ({mine['size']} bytes in both) lays out {', '.join(changed) or 'its alignment'} otherwise"
+
+
+# -- one function, every release ------------------------------------------------------------------
+def _added_in(name: str, releases: list[ReleaseIR], abi: dict) -> str:
+    """The oldest release of the run, from the newest down, of releases that declare the function."""
+    added = releases[0].name
+    for r in releases[1:]:
+        if name not in abi[r.name]["functions"]:
+            break
+        added = r.name
+    return added
+
+
+def _changed_in(name: str, releases: list[ReleaseIR], abi: dict) -> list[str]:
+    """The releases whose ABI of the function differs from that of the next older release read, oldest first."""
+    changed = []
+    oldest_first = list(reversed(releases))
+    for older, newer in zip(oldest_first, oldest_first[1:]):
+        a = abi[older.name]["functions"].get(name)
+        b = abi[newer.name]["functions"].get(name)
+        if a is not None and b is not None and not same_abi(a, abi[older.name], b, abi[newer.name]):
+            changed.append(newer.name)
+    return changed
+
+
+# -- a unit, a release ------------------------------------------------------------------------------
+def _version(ir: dict) -> dict:
+    parts = [int(p) for p in ir["header_version"].split(".")] + [0, 0]
+    return {"major": parts[0], "minor": parts[1], "patch": parts[2]}
+
+
+def _enumerators(ir: dict) -> dict[str, tuple[str | None, int]]:
+    """Every enumerator of the unit's enums: name -> (its enum's name, value)."""
+    found = {}
+    for entry in ir["types"]:
+        if entry["kind"] == "enum":
+            for constant in entry["constants"]:
+                found[constant["name"]] = (entry["name"] or entry["typedef"], constant["value"])
+    return found
+
+
+def _changes(newest: dict, older: dict) -> dict:
+    """The enumerators and integer #defines an older release drops, renumbers or lacks."""
+    ours, theirs = _enumerators(older), _enumerators(newest)
+    constants = {c["name"]: c["value"] for c in older["constants"]}
+    newest_constants = {c["name"]: c["value"] for c in newest["constants"]}
+
+    def enumerator(name: str, table: dict) -> dict:
+        return {"name": name, "enum": table[name][0], "value": table[name][1]}
+
+    return {
+        "enumerators": {
+            "dropped": [enumerator(n, ours) for n in sorted(ours.keys() - theirs.keys())],
+            "renumbered": [enumerator(n, ours) | {"newest_value": theirs[n][1]}
+                           for n in sorted(ours.keys() & theirs.keys()) if ours[n][1] != theirs[n][1]],
+            "missing": [enumerator(n, theirs) for n in sorted(theirs.keys() - ours.keys())],
+        },
+        "constants": {
+            "dropped": [{"name": n, "value": constants[n]} for n in sorted(constants.keys() - newest_constants.keys())],
+            "renumbered": [{"name": n, "value": constants[n], "newest_value": newest_constants[n]}
+                           for n in sorted(constants.keys() & newest_constants.keys())
+                           if constants[n] != newest_constants[n]],
+            "missing": [{"name": n, "value": newest_constants[n]}
+                        for n in sorted(newest_constants.keys() - constants.keys())],
+        },
+    }

@@ -1,0 +1,69 @@
+"""Where the headers and libraries of the configured older CUDA releases are kept, and what
+tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
+
+    python3 -m generator.releases cache              the cache folder
+    python3 -m generator.releases plan headers|libraries
+                                                     one line per package to fetch, tab-separated:
+                                                     release, suite, archive, components (comma-
+                                                     separated), keyring, package, version
+
+The cache is $CUBIND_RELEASES_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/cubind/releases; a
+release's headers are in <cache>/<release>/include, its shared objects in <cache>/<release>/lib.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from . import config as config_module
+from .config import Config, Package, Release
+
+CACHE_VARIABLE = "CUBIND_RELEASES_CACHE"
+SETS = ("headers", "libraries")
+
+
+def cache_root(environ: dict[str, str] | None = None) -> Path:
+    """The cache folder, from the environment."""
+    env = os.environ if environ is None else environ
+    if env.get(CACHE_VARIABLE):
+        return Path(env[CACHE_VARIABLE])
+    base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".cache")
+    return Path(base) / "cubind" / "releases"
+
+
+def include_dir(cache: Path, release: Release) -> Path:
+    return cache / release.name / "include"
+
+
+def library_dir(cache: Path, release: Release) -> Path:
+    return cache / release.name / "lib"
+
+
+def packages(release: Release, which: str) -> tuple[Package, ...]:
+    if which not in SETS:
+        raise ValueError(f"no package set {which!r}: one of {', '.join(SETS)}")
+    return release.headers if which == "headers" else release.libraries
+
+
+def plan(config: Config, which: str) -> list[str]:
+    """The lines `plan` prints (module docstring), releases newest first, packages as configured."""
+    return ["\t".join((r.name, r.suite, r.archive, ",".join(r.components), r.keyring, p.name, p.version))
+            for r in config.releases for p in packages(r, which)]
+
+
+def main(argv: list[str]) -> int:
+    config = config_module.load()
+    if argv == ["cache"]:
+        print(cache_root())
+        return 0
+    if len(argv) == 2 and argv[0] == "plan" and argv[1] in SETS:
+        print("\n".join(plan(config, argv[1])))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,305 @@
+/*
+ * loader/info.c - what cubind tells of its libraries and functions: cubind_library_info,
+ * cubind_function_info, cubind_function_available, cubind_require_release, names and version.
+ * Layer 8, above library.c (7), which it asks to load and resolve; it reads the generated tables
+ * and the releases' (releases, 2) and records errors (error, 2).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubind/version.h"
+
+#include "error.h"
+#include "internal.h"
+#include "library.h"
+#include "opened.h"
+#include "releases.h"
+#include "strbuf.h"
+
+/* "13.0, 12.4, 11.8": the releases the bindings know for `library`, newest first; built once. */
+static const char *releases_known(cubind_library library)
+{
+    static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT];
+    const cubind__release_table *t = cubind__release_table_of(library);
+    char *text = atomic_load_explicit(&texts[library], memory_order_acquire), *expected = NULL;
+    cubind__strbuf buf = {0};
+    size_t r;
+    if (text != NULL || t == NULL)
+        return text;
+    cubind__strbuf_printf(&buf, "%s", "");
+    for (r = 0; r < t->release_count; ++r)
+        cubind__strbuf_printf(&buf, "%s%s", r > 0 ? ", " : "", cubind__release_at(t, r)->name);
+    text = cubind__strbuf_take(&buf);
+    if (text == NULL || atomic_compare_exchange_strong(&texts[library], &expected, text))
+        return text;
+    free(text);
+    return expected;
+}
+
+/* Every distinct release note given out, per library (interned: handed out for the life of the process). */
+struct note {
+    struct note *earlier;
+    char text[];
+};
+static struct note *notes[CUBIND_LIBRARY_COUNT];
+static pthread_mutex_t notes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Why `library` and the coupled libraries loaded beside it mix releases, or NULL when they do not. */
+static const char *release_note(cubind_library library)
+{
+    const cubind__library_desc *d = &cubind__libraries[library];
+    const char *mine = cubind__release_name(library, cubind__release_in_use(library)), *kept = NULL;
+    cubind__strbuf text = {0};
+    struct note *n;
+    int other;
+    for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
+        const char *theirs;
+        if (!(d->coupled & (1ULL << other)) || !cubind__loaded((cubind_library)other))
+            continue;
+        theirs = cubind__release_name((cubind_library)other, cubind__release_in_use((cubind_library)other));
+        if (mine == NULL || theirs == NULL || strcmp(mine, theirs) == 0)
+            continue;
+        cubind__strbuf_printf(&text, "%s%s is of CUDA %s but %s (%s) of CUDA %s", text.length ? "; " : "",
+                              d->file, mine, cubind__libraries[other].file, cubind__opened_of((cubind_library)other)->path_escaped, theirs);
+    }
+    if (text.length == 0) {
+        cubind__strbuf_free(&text);
+        return NULL;
+    }
+    cubind__strbuf_printf(&text, ": libraries used together should come from one release");
+    pthread_mutex_lock(&notes_lock);
+    for (n = notes[library]; n != NULL && kept == NULL; n = n->earlier)
+        if (strcmp(n->text, cubind__strbuf_str(&text)) == 0)
+            kept = n->text;
+    if (kept == NULL && (n = malloc(sizeof *n + text.length + 1)) != NULL) {
+        memcpy(n->text, cubind__strbuf_str(&text), text.length + 1);
+        n->earlier = notes[library];
+        notes[library] = n;
+        kept = n->text;
+    }
+    pthread_mutex_unlock(&notes_lock);
+    cubind__strbuf_free(&text);
+    return kept;
+}
+
+/* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
+#define INFO_MIN_SIZE (offsetof(struct cubind_library_info, error) + sizeof(const char *))
+
+cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info)
+{
+    const cubind__library_desc *d;
+    const cubind__opened *lib;
+    struct cubind_library_info out;
+    cubind_error_kind result = CUBIND_OK;
+    size_t size;
+    int outcome;
+    if (!cubind__valid_library(library))
+        return cubind__invalid_library("cubind_library_info", library);
+    if (info == NULL) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
+                             "cubind_library_info: info is NULL");
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    size = info->size;
+    if (size < INFO_MIN_SIZE) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
+                             "cubind_library_info: info->size is %zu; set it to sizeof(struct cubind_library_info) "
+                             "(at least %zu) before the call",
+                             size, (size_t)INFO_MIN_SIZE);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    d = &cubind__libraries[library];
+    lib = cubind__opened_of(library);
+    memset(&out, 0, sizeof out);
+    out.library = library;
+    out.name = d->name;
+    out.version_major = out.version_minor = out.version_patch = -1;
+    out.functions = cubind__symbols(library)->count;
+    out.releases = releases_known(library);
+    outcome = cubind__ensure_loaded(library);
+    if (outcome != CUBIND__LOAD_OK) {
+        out.missing = cubind__all_names(library);
+        out.functions_missing = out.missing != NULL ? out.functions : 0; /* 0: out of memory */
+        out.error = cubind__load_error(library, outcome);
+        result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
+    } else {
+        cubind__census(library, &out.functions_found, &out.missing, &out.functions_missing);
+        out.found = 1;
+        out.found_by = lib->found_by;
+        out.path = lib->path;
+        out.real_path = lib->real_path;
+        out.soname = lib->soname;
+        out.version_major = lib->version[0];
+        out.version_minor = lib->version[1];
+        out.version_patch = lib->version[2];
+        out.version_source = lib->version_source;
+        out.release = cubind__release_name(library, cubind__release_in_use(library));
+        out.release_note = release_note(library);
+    }
+    /* a caller built against an older header gets its part only; a newer one learns how much */
+    out.size = size < sizeof out ? size : sizeof out;
+    memcpy(info, &out, out.size);
+    if (result != CUBIND_OK)
+        cubind__record_load_failure(library, NULL, "cubind_library_info", outcome);
+    return result;
+}
+
+/* The library and index of the function `name` names (C API name, exported symbol or cubind
+ * name); 0 when cubind binds none of that name. */
+static int find_function(const char *name, cubind_library *library, size_t *index)
+{
+    int lib;
+    size_t i;
+    for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib) {
+        const cubind__symbol_table *t = cubind__symbols(lib);
+        for (i = 0; i < t->count; ++i) {
+            if (strcmp(name, cubind__function_name(t, i)) == 0 || strcmp(name, cubind__symbol_name(t, i)) == 0 ||
+                strcmp(name, cubind__cubind_name(t, i)) == 0) {
+                *library = (cubind_library)lib;
+                *index = i;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int cubind_function_available(const char *name)
+{
+    cubind_library library;
+    size_t index;
+    cubind__resolution r;
+    if (!find_function(name, &library, &index))
+        return 0; /* cubind_function_info tells an unknown name from a missing function */
+    if (cubind__ensure_loaded(library) != CUBIND__LOAD_OK)
+        return 0;
+    cubind__resolve_in_release(library, cubind__symbols(library), index, &r);
+    return r.fn != NULL;
+}
+
+/* "12.4, 13.0": the releases (bits of `changed_in`) where a function's ABI changed, kept per
+ * distinct mask (at most 2^8 of them), built on first use. */
+static const char *changed_text(const cubind__release_table *t, unsigned mask)
+{
+    static _Atomic(char *) texts[256];
+    char *text = atomic_load_explicit(&texts[mask & 255u], memory_order_acquire), *expected = NULL;
+    cubind__strbuf buf = {0};
+    size_t r;
+    if (text != NULL)
+        return text;
+    cubind__strbuf_printf(&buf, "%s", "");
+    for (r = t->release_count; r-- > 0;)
+        if (mask & (1u << r))
+            cubind__strbuf_printf(&buf, "%s%s", cubind__strbuf_str(&buf)[0] != '\0' ? ", " : "",
+                                  cubind__release_at(t, r)->name);
+    text = cubind__strbuf_take(&buf);
+    if (text == NULL)
+        return "";
+    if (!atomic_compare_exchange_strong(&texts[mask & 255u], &expected, text)) {
+        free(text);
+        return expected;
+    }
+    return text;
+}
+
+/* The first layout of struct cubind_function_info (up to `reason`): the least a caller may pass. */
+#define FUNCTION_INFO_MIN_SIZE (offsetof(struct cubind_function_info, reason) + sizeof(const char *))
+
+cubind_error_kind cubind_function_info(const char *name, struct cubind_function_info *info)
+{
+    struct cubind_function_info out;
+    const cubind__release_table *t;
+    const cubind__symbol_table *symbols;
+    cubind_library library;
+    size_t index, size;
+    if (info == NULL || info->size < FUNCTION_INFO_MIN_SIZE) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_function_info", 0,
+                             "cubind_function_info: %s; set info->size to sizeof(struct cubind_function_info) "
+                             "(at least %zu) before the call",
+                             info == NULL ? "info is NULL" : "info->size is too small", (size_t)FUNCTION_INFO_MIN_SIZE);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    size = info->size;
+    memset(&out, 0, sizeof out);
+    out.library = CUBIND_LIB_NONE;
+    if (!find_function(name, &library, &index)) {
+        out.state = CUBIND_FUNCTION_UNKNOWN;
+        out.reason = "cubind binds no function of that name";
+        out.size = size < sizeof out ? size : sizeof out;
+        memcpy(info, &out, out.size);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    symbols = cubind__symbols(library);
+    t = cubind__release_table_of(library);
+    out.library = library;
+    out.name = cubind__function_name(symbols, index);
+    out.cubind_name = cubind__cubind_name(symbols, index);
+    if (t != NULL && t->release_count > 0) {
+        const cubind__release_history *h = (const cubind__release_history *)((const char *)t + t->history_at) + index;
+        out.added_in = cubind__release_at(t, h->added_in < t->release_count ? h->added_in : t->release_count - 1)->name;
+        out.changed_in = changed_text(t, h->changed_in);
+    }
+    if (cubind__ensure_loaded(library) != CUBIND__LOAD_OK) {
+        out.state = CUBIND_FUNCTION_NOT_LOADED;
+        out.reason = cubind__load_error(library, CUBIND__LOAD_FAILED);
+    } else {
+        cubind__resolution r;
+        cubind__resolve_in_release(library, symbols, index, &r);
+        out.state = r.state;
+        out.release = cubind__release_name(library, cubind__release_in_use(library));
+        out.symbol = r.symbol;
+        out.reason = r.reason != NULL ? r.reason
+                     : r.state == CUBIND_FUNCTION_MISSING ? "the loaded library does not export it"
+                                                          : NULL;
+    }
+    out.size = size < sizeof out ? size : sizeof out;
+    memcpy(info, &out, out.size);
+    return CUBIND_OK;
+}
+
+cubind_error_kind cubind_require_release(cubind_library library, int major, int minor)
+{
+    const char *name;
+    int have_major = 0, have_minor = 0;
+    if (!cubind__valid_library(library))
+        return cubind__invalid_library("cubind_require_release", library);
+    if (major < 0 || minor < 0 || minor > 99) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_require_release", 0,
+                             "cubind_require_release: %d.%d is not a CUDA release", major, minor);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    cubind__require_release(library, major, minor);
+    if (!cubind__loaded(library))
+        return CUBIND_OK; /* checked when it loads */
+    name = cubind__release_name(library, cubind__release_in_use(library));
+    if (name != NULL && sscanf(name, "%d.%d", &have_major, &have_minor) == 2 &&
+        (have_major > major || (have_major == major && have_minor >= minor)))
+        return CUBIND_OK;
+    cubind__error_record(CUBIND_ERROR_ALREADY_LOADED, library, "cubind_require_release", 0,
+                         "cubind_require_release: %s is already loaded from %s, of CUDA %s, older than the %d.%d "
+                         "required",
+                         cubind__libraries[library].file, cubind__opened_of(library)->path_escaped, name != NULL ? name : "?", major, minor);
+    return CUBIND_ERROR_ALREADY_LOADED;
+}
+
+const char *cubind_library_name(cubind_library library)
+{
+    return cubind__valid_library(library) ? cubind__libraries[library].name : NULL;
+}
+
+cubind_library cubind_library_from_name(const char *name)
+{
+    int lib;
+    for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib)
+        if (strcmp(name, cubind__libraries[lib].name) == 0)
+            return (cubind_library)lib;
+    return CUBIND_LIB_NONE;
+}
+
+const char *cubind_version(void)
+{
+    return CUBIND_RELEASE_STRING; /* cubind/version.h */
+}

@@ -1,0 +1,205 @@
+/*
+ * loader/releases.c - a loaded library's release, chosen once from its own version query, and
+ * what each function's call becomes there (loader/releases.h). It reads the generated release
+ * tables and the symbols of the library through a lookup the caller passes: it opens nothing.
+ * Layer 2: calls strbuf (1) and the generated tables; called by library.c (7) and info.c (8).
+ */
+#include "releases.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *strings(const cubind__release_table *t)
+{
+    return (const char *)t + t->strings_at;
+}
+
+const cubind__release *cubind__release_at(const cubind__release_table *table, size_t release)
+{
+    return (const cubind__release *)((const char *)table + table->releases_at) + release;
+}
+
+static const unsigned *firsts(const cubind__release_table *t)
+{
+    return (const unsigned *)((const char *)t + t->firsts_at);
+}
+
+static const cubind__release_entry *entries(const cubind__release_table *t)
+{
+    return (const cubind__release_entry *)((const char *)t + t->entries_at);
+}
+
+const char *cubind__release_name(cubind_library library, int release)
+{
+    const cubind__release_table *t = cubind__release_table_of(library);
+    if (t == NULL || release < 0 || (size_t)release >= t->release_count)
+        return NULL;
+    return cubind__release_at(t, (size_t)release)->name;
+}
+
+void cubind__convert_record(void *to, size_t to_size, const void *from, const cubind__field_copy *copies,
+                            size_t count)
+{
+    size_t i;
+    memset(to, 0, to_size);
+    for (i = 0; i < count; ++i)
+        memcpy((char *)to + copies[i].to_offset, (const char *)from + copies[i].from_offset, copies[i].size);
+}
+
+/* -1, 0, 1 as a release's version is older, the same, newer than a loaded library's. A part the
+ * library does not tell (-1: a version read from a file name, libcusolverMg.so.11) and the parts
+ * after it match any; a part the release lacks counts as 0. */
+static int compare_versions(const int release[3], const int loaded[3])
+{
+    int i;
+    for (i = 0; i < 3 && loaded[i] >= 0; ++i) {
+        int x = release[i] < 0 ? 0 : release[i];
+        if (x != loaded[i])
+            return x < loaded[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The release for `version`: the newest of its major that is not newer than it; else the oldest
+ * of its major (functions added later are then simply not exported: NVIDIA renames a function
+ * whose ABI changes within a major); else, for a major between or above those known, the newest
+ * release older than it. -1 when it is older than every one. `strict`: only the newest release
+ * not newer than it. */
+static int choose(const cubind__release_table *t, const int version[3], int strict)
+{
+    size_t r;
+    int same_major = -1;
+    if (version[0] < 0)
+        return 0; /* unknown: the bindings' own, as before releases were known */
+    if (strict) { /* the newest release not newer than it, or none */
+        for (r = 0; r < t->release_count; ++r)
+            if (compare_versions(cubind__release_at(t, r)->library_version, version) <= 0)
+                return (int)r;
+        return -1;
+    }
+    for (r = 0; r < t->release_count; ++r) {
+        const cubind__release *release = cubind__release_at(t, r);
+        if (release->library_version[0] != version[0])
+            continue;
+        if (compare_versions(release->library_version, version) <= 0)
+            return (int)r;
+        same_major = (int)r; /* newest first: the last one seen is the oldest */
+    }
+    if (same_major >= 0)
+        return same_major;
+    for (r = 0; r < t->release_count; ++r)
+        if (compare_versions(cubind__release_at(t, r)->library_version, version) < 0)
+            return (int)r;
+    return -1;
+}
+
+/* cubind_require_release: the oldest CUDA release (major * 1000 + minor * 10) accepted per library. */
+static atomic_int required[CUBIND_LIBRARY_COUNT];
+
+static int release_number(const char *name)
+{
+    int major = 0, minor = 0;
+    if (sscanf(name, "%d.%d", &major, &minor) < 1)
+        return 0;
+    return major * 1000 + minor * 10;
+}
+
+int cubind__release_of(cubind_library library, const int version[3], cubind__strbuf *why)
+{
+    const cubind__release_table *t = cubind__release_table_of(library);
+    int release, minimum = atomic_load_explicit(&required[library], memory_order_acquire);
+    if (t == NULL || t->release_count == 0)
+        return 0;
+    /* A library that hands out entry points by ABI version (the driver) gives, for a name, the newest
+     * form it has: only a release it is not older than describes what it gives. */
+    release = t->release_count == 1 && minimum == 0
+                  ? 0
+                  : choose(t, version, cubind__libraries[library].entry_point_query[0] != '\0');
+    if (release < 0) {
+        const cubind__release *oldest = cubind__release_at(t, t->release_count - 1);
+        cubind__strbuf_printf(why, "its version %d.%d.%d is older than the oldest release these bindings know "
+                              "(CUDA %s, version %d.%d.%d)", version[0], version[1], version[2] < 0 ? 0 : version[2],
+                              oldest->name, oldest->library_version[0], oldest->library_version[1],
+                              oldest->library_version[2] < 0 ? 0 : oldest->library_version[2]);
+        return -1;
+    }
+    if (minimum != 0 && release_number(cubind__release_at(t, (size_t)release)->name) < minimum) {
+        cubind__strbuf_printf(why, "it is of CUDA %s; the program requires CUDA %d.%d or newer "
+                              "(cubind_require_release)", cubind__release_at(t, (size_t)release)->name,
+                              minimum / 1000, minimum % 1000 / 10);
+        return -1;
+    }
+    return release;
+}
+
+cubind_error_kind cubind__require_release(cubind_library library, int major, int minor)
+{
+    atomic_store_explicit(&required[library], major * 1000 + minor * 10, memory_order_release);
+    return CUBIND_OK;
+}
+
+/* The entry of function `index` in release `release`, or NULL when its call is as in the newest. */
+static const cubind__release_entry *find(const cubind__release_table *t, int release, size_t index)
+{
+    size_t low, high;
+    if (release <= 0 || (size_t)release >= t->release_count)
+        return NULL;
+    low = firsts(t)[release];
+    high = firsts(t)[release + 1];
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        const cubind__release_entry *e = &entries(t)[mid];
+        if (e->function == index)
+            return e;
+        if (e->function < index)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return NULL;
+}
+
+void cubind__release_resolve(cubind_library library, int release, const cubind__symbol_table *table, size_t index,
+                             cubind__symbol_lookup lookup, const void *lib, cubind__resolution *out)
+{
+    const cubind__release_table *t = cubind__release_table_of(library);
+    const cubind__release_entry *e = t != NULL ? find(t, release, index) : NULL;
+    out->fn = NULL;
+    out->reason = NULL;
+    if (e == NULL) {
+        out->symbol = cubind__symbol_name(table, index);
+        out->fn = lookup(lib, out->symbol, cubind__function_name(table, index));
+        out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
+        return;
+    }
+    out->symbol = e->action == CUBIND__RELEASE_SYMBOL || e->action == CUBIND__RELEASE_ADAPTER
+                      ? strings(t) + e->symbol
+                      : cubind__symbol_name(table, index);
+    out->reason = e->reason != 0 ? strings(t) + e->reason : NULL;
+    switch (e->action) {
+    case CUBIND__RELEASE_SYMBOL: /* that exact symbol, not what the library hands out for the name */
+        out->fn = lookup(lib, out->symbol, NULL);
+        out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
+        return;
+    case CUBIND__RELEASE_ADAPTER: {
+        cubind__slot *target = NULL;
+        cubind__fnptr own = lookup(lib, out->symbol, NULL);
+        cubind__fnptr adapter = cubind__adapter(library, e->adapter, &target);
+        if (own == NULL || adapter == NULL || target == NULL) {
+            out->state = CUBIND_FUNCTION_MISSING;
+            return;
+        }
+        atomic_store_explicit(target, own, memory_order_release);
+        out->fn = adapter;
+        out->state = CUBIND_FUNCTION_ADAPTED;
+        return;
+    }
+    case CUBIND__RELEASE_ABSENT: /* not part of that release, whatever the file exports */
+        out->state = CUBIND_FUNCTION_MISSING;
+        return;
+    default:
+        out->state = CUBIND_FUNCTION_REFUSED;
+        return;
+    }
+}

@@ -1,0 +1,105 @@
+/*
+ * loader/releases.h - which CUDA release's ABI a loaded library is called with, and what each
+ * function's call becomes in that release: its own symbol, another entry point with the same
+ * ABI, a generated adapter that converts a record's layout, or no call at all.
+ *
+ * The data is generated from the IR of every release the generator read (generated/src/
+ * <library>.c, `cubind__release_table_of`): per library its releases, newest first (release 0
+ * is the ABI the bindings were generated for), and per older release a sorted list of the
+ * functions whose call differs there. A function absent from that list is called as in the
+ * newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
+ * start-up.
+ * Layer 2: calls strbuf (1) and the generated tables.
+ */
+#ifndef CUBIND_RELEASES_H
+#define CUBIND_RELEASES_H
+
+#include <stddef.h>
+
+#include "internal.h"
+#include "strbuf.h"
+
+#define CUBIND__RELEASE_NAME_SIZE 8
+
+/* One release of a library, as the generator read it. */
+typedef struct cubind__release {
+    char name[CUBIND__RELEASE_NAME_SIZE]; /* the CUDA release, "12.4" */
+    int library_version[3];               /* what the library's version query answers in it */
+} cubind__release;
+
+/* What a call of one function becomes in one older release. */
+enum cubind__release_action {
+    CUBIND__RELEASE_SYMBOL = 1,  /* another entry point with the newest ABI (`symbol`) */
+    CUBIND__RELEASE_ADAPTER = 2, /* the adapter `adapter`, which calls `symbol` with the release's layouts */
+    CUBIND__RELEASE_REFUSED = 3, /* declared with another ABI and no equivalent: never called */
+    CUBIND__RELEASE_ABSENT = 4   /* not declared in that release: never called */
+};
+
+typedef struct cubind__release_entry {
+    unsigned function;       /* index in the library's symbol table */
+    unsigned char action;    /* enum cubind__release_action */
+    unsigned short adapter;  /* CUBIND__RELEASE_ADAPTER: which adapter */
+    unsigned symbol;         /* SYMBOL, ADAPTER: the release's entry point, an offset in the strings */
+    unsigned reason;         /* why, an offset in the strings ("" for SYMBOL) */
+} cubind__release_entry;
+
+/* Per function: the oldest release read that declares it, and a bit per release (1 << r) where
+ * its ABI differs from the next older release read. */
+typedef struct cubind__release_history {
+    unsigned char added_in;
+    unsigned char changed_in;
+} cubind__release_history;
+
+/* The header of a library's release table; what it addresses follows it in the same object. */
+typedef struct cubind__release_table {
+    size_t release_count; /* releases[0] is the newest: the bindings' own ABI */
+    size_t releases_at;   /* cubind__release[release_count] */
+    size_t firsts_at;     /* unsigned[release_count + 1]: release r's entries are [firsts[r], firsts[r + 1]) */
+    size_t entries_at;    /* cubind__release_entry[], each release's sorted by function */
+    size_t history_at;    /* cubind__release_history[], one per function of the symbol table */
+    size_t strings_at;    /* the symbols and reasons, each NUL-terminated */
+} cubind__release_table;
+
+/* generated/src/<library>.c, through generated/src/libraries.c */
+const cubind__release_table *cubind__release_table_of(cubind_library library);
+/* Adapter `index` of `library`, and the slot it reads the release's own entry point from. */
+cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__slot **target);
+
+const cubind__release *cubind__release_at(const cubind__release_table *table, size_t release);
+
+/* A record's layout conversion: copy `size` bytes from `from + from_offset` to `to + to_offset`. */
+typedef struct cubind__field_copy {
+    unsigned short to_offset, from_offset, size;
+} cubind__field_copy;
+
+/* Fill `to` (`to_size` bytes) from `from`: zero, then every field both layouts have (the copies). */
+void cubind__convert_record(void *to, size_t to_size, const void *from, const cubind__field_copy *copies,
+                            size_t count);
+
+/* The release whose ABI `library`, answering `version` to its version query, is called with:
+ * an index into its release table (0 when the bindings know only one). -1 when none fits or the
+ * program required a newer one (cubind_require_release), with the reason appended to `why`. */
+int cubind__release_of(cubind_library library, const int version[3], cubind__strbuf *why);
+
+/* cubind_require_release's record: `library` is accepted from CUDA major.minor on. */
+cubind_error_kind cubind__require_release(cubind_library library, int major, int minor);
+
+/* What a call of function `index` of `library`, loaded as `handle` at release `release`, is:
+ * one of the public cubind_function_state values, with the function to call (NULL unless
+ * callable or adapted), the entry point looked up and, when it is not callable, why. */
+typedef struct cubind__resolution {
+    cubind__fnptr fn;
+    int state;             /* CUBIND_FUNCTION_CALLABLE, _ADAPTED, _MISSING, _REFUSED */
+    const char *symbol;    /* the entry point asked of the library */
+    const char *reason;    /* REFUSED, ADAPTED: the generated reason; else NULL */
+} cubind__resolution;
+
+typedef cubind__fnptr (*cubind__symbol_lookup)(const void *lib, const char *symbol, const char *name);
+
+void cubind__release_resolve(cubind_library library, int release, const cubind__symbol_table *table, size_t index,
+                             cubind__symbol_lookup lookup, const void *lib, cubind__resolution *out);
+
+/* "13.0", "12.4", ...: the name of release `release` of `library` (NULL when out of range). */
+const char *cubind__release_name(cubind_library library, int release);
+
+#endif /* CUBIND_RELEASES_H */

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/gpu/releases.sh BUILD_DIR - on a GPU machine: the runtime of an older CUDA release called
+# through cubind gives what that release's own program gets, and what the newest runtime gives.
+#
+# Three runs of tests/gpu/releases.c (built by `make gpu-build`): through cubind with the toolkit's
+# runtime; through cubind with an older release's libcudart (carried in BUILD_DIR/test/gpu/<release>/);
+# and that release's own program (built against its headers, linked to its libcudart). The device
+# properties both layouts have, the graph's edges and the capture's outputs must be the same in all
+# three, and cubind must say it called the older runtime as its release.
+set -u
+gpu=$(cd "${1:-build}" && pwd)/test/gpu
+failed=0
+for dir in "$gpu"/cuda-*; do
+    [ -d "$dir" ] || continue
+    release=${dir##*/cuda-}
+    lib=$(ls "$dir"/libcudart.so.* | head -n 1)
+    "$gpu/releases-cubind" > "$gpu/newest.out" 2>&1
+    env CUBIND_RUNTIME_PATH="$lib" "$gpu/releases-cubind" > "$gpu/$release-cubind.out" 2>&1
+    env LD_LIBRARY_PATH="$dir" "$gpu/releases-direct-$release" > "$gpu/$release-direct.out" 2>&1
+    for run in newest "$release-cubind" "$release-direct"; do
+        echo "--- $run"; cat "$gpu/$run.out"
+        grep -q '^error=' "$gpu/$run.out" && { echo "FAILED: $run"; failed=$((failed + 1)); }
+    done
+    grep -q "^cubind.release=$release\$" "$gpu/$release-cubind.out" ||
+        { echo "FAILED: cubind did not call $lib as CUDA $release"; failed=$((failed + 1)); }
+    grep -E '^(prop|graph|capture)\.' "$gpu/newest.out" > "$gpu/newest.fields"
+    for run in "$release-cubind" "$release-direct"; do
+        grep -E '^(prop|graph|capture)\.' "$gpu/$run.out" > "$gpu/$run.fields"
+        if diff "$gpu/newest.fields" "$gpu/$run.fields"; then
+            echo "same fields: newest and $run ($(wc -l < "$gpu/$run.fields") lines)"
+        else
+            echo "FAILED: $run differs from the newest runtime"; failed=$((failed + 1))
+        fi
+    done
+    grep -q '^graph.edges=1$' "$gpu/newest.fields" && grep -q '^capture.graph_set=1$' "$gpu/newest.fields" ||
+        { echo "FAILED: the graph edge or the capture's graph is missing"; failed=$((failed + 1)); }
+done
+echo "releases: $failed failed"
+exit "$failed"

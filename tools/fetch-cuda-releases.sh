@@ -1,0 +1,138 @@
+#!/bin/sh
+# Fetch the Debian packages of the older CUDA releases that generator/libraries.toml lists
+# ([[release]]) and keep only what cubind needs, in the releases cache (docs/releases.md):
+#
+#   tools/fetch-cuda-releases.sh headers     usr/include of each release's header packages
+#                                            -> <cache>/<release>/include   (make fetch-releases)
+#   tools/fetch-cuda-releases.sh libraries   the shared objects of its library packages
+#                                            -> <cache>/<release>/lib       (make fetch-release-libs)
+#
+# <cache> is $CUBIND_RELEASES_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/cubind/releases.
+# A release whose stamp (<cache>/<release>/.<set>.stamp) lists the configured packages and
+# versions is not fetched again: a second run does nothing and needs no network.
+#
+# apt-get runs under a private apt state made for each release in <cache>/.apt/<release>: its own
+# configuration (APT_CONFIG; none of /etc/apt is read), sources list, package lists, cache and an
+# empty dpkg status. The system's apt configuration and state are never read or changed. Packages
+# are downloaded at their configured versions and checked by apt against the suite's signed index
+# (the release's keyring); each .deb is deleted once extracted.
+set -eu
+
+usage() {
+    echo "usage: $0 headers|libraries" >&2
+    exit 2
+}
+[ $# -eq 1 ] || usage
+which=$1
+case $which in
+    headers) dest=include ;;
+    libraries) dest=lib ;;
+    *) usage ;;
+esac
+
+for tool in apt-get dpkg-deb tar flock; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "cubind: $0 needs $tool (Debian's apt, dpkg, tar, util-linux)" >&2; exit 1; }
+done
+
+PYTHON=${PYTHON:-/usr/bin/python3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=$(cd "$root" && "$PYTHON" -m generator.releases cache)
+plan=$(cd "$root" && "$PYTHON" -m generator.releases plan "$which")
+[ -n "$plan" ] || exit 0
+tab=$(printf '\t')
+
+mkdir -p "$cache"
+# One fetch at a time: `make -j` may run two targets that each start one.
+exec 9>"$cache/.lock"
+flock 9
+
+# The release's private apt state, its package lists brought up to date.
+# $1 release, $2 suite, $3 archive, $4 components (comma-separated), $5 keyring
+apt_state() {
+    state="$cache/.apt/$1"
+    mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/trusted.gpg.d" "$state/preferences.d"
+    : > "$state/status"
+    if [ ! -r "$5" ]; then
+        echo "cubind: keyring $5 (for $2) is missing: install Debian's debian-archive-keyring" >&2
+        exit 1
+    fi
+    echo "deb [signed-by=$5] $3 $2 $(echo "$4" | tr ',' ' ')" > "$state/sources.list"
+    # Read instead of /etc/apt/apt.conf and /etc/apt/apt.conf.d: nothing of the system's applies.
+    cat > "$state/apt.conf" <<EOF
+Dir::Etc::Main "/dev/null";
+Dir::Etc::Parts "/dev/null";
+EOF
+    set -- -o "Dir::Etc::SourceList=$state/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+        -o "Dir::Etc::TrustedParts=$state/trusted.gpg.d" -o Dir::Etc::Trusted=/dev/null \
+        -o Dir::Etc::Preferences=/dev/null -o "Dir::Etc::PreferencesParts=$state/preferences.d" \
+        -o "Dir::State=$state" -o "Dir::State::Lists=$state/lists" -o "Dir::State::Status=$state/status" \
+        -o "Dir::Cache=$state/cache" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+        -o Acquire::Languages=none -o APT::Get::AllowUnauthenticated=false
+    if [ "$(id -u)" -eq 0 ]; then
+        # apt, as root, downloads as the _apt user, who cannot write to a cache in root's home.
+        set -- "$@" -o APT::Sandbox::User=root
+    fi
+    APT_OPTIONS=$*
+    export APT_CONFIG="$state/apt.conf"
+    # shellcheck disable=SC2086 # the options are meant to split (none holds a space)
+    apt-get -q $APT_OPTIONS update >"$state/update.log" 2>&1 || {
+        cat "$state/update.log" >&2
+        echo "cubind: apt-get update of $2 ($3) failed" >&2
+        exit 1
+    }
+}
+
+total_start=$(date +%s)
+fetched=0
+for release in $(printf '%s\n' "$plan" | cut -f1 | uniq); do
+    lines=$(printf '%s\n' "$plan" | awk -F"$tab" -v r="$release" '$1 == r')
+    want=$(printf '%s\n' "$lines" | cut -f6,7 | tr "$tab" '=')
+    stamp="$cache/$release/.$which.stamp"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+        continue
+    fi
+    start=$(date +%s)
+    IFS="$tab" read -r _ suite archive components keyring _ _ <<EOF
+$lines
+EOF
+    echo "cubind: fetching the $which of CUDA $release (Debian $suite) into $cache/$release"
+    apt_state "$release" "$suite" "$archive" "$components" "$keyring"
+    mkdir -p "$cache/$release"
+    rm -f "$stamp"
+    work=$(mktemp -d "$cache/$release/.fetch.XXXXXX")
+    mkdir "$work/debs" "$work/tree"
+    bytes=0
+    for pinned in $want; do
+        # shellcheck disable=SC2086
+        (cd "$work/debs" && apt-get -q $APT_OPTIONS download "$pinned" >"$work/download.log" 2>&1) || {
+            cat "$work/download.log" >&2
+            echo "cubind: apt-get download $pinned failed" >&2
+            rm -rf "$work"
+            exit 1
+        }
+        deb=$(ls "$work/debs"/*.deb)
+        bytes=$((bytes + $(stat -c %s "$deb")))
+        if [ "$which" = headers ]; then
+            dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work/tree" ./usr/include
+        else
+            dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work/tree" --wildcards './usr/lib/*.so*'
+        fi
+        rm -f "$deb"
+    done
+    if [ "$which" = headers ]; then
+        rm -rf "${cache:?}/$release/$dest"
+        mv "$work/tree/usr/include" "$cache/$release/$dest"
+    else
+        mkdir "$work/lib"
+        find "$work/tree/usr/lib" \( -type f -o -type l \) -name '*.so*' -exec mv {} "$work/lib/" \;
+        rm -rf "${cache:?}/$release/$dest"
+        mv "$work/lib" "$cache/$release/$dest"
+    fi
+    rm -rf "$work"
+    printf '%s\n' "$want" > "$stamp"
+    fetched=$((fetched + bytes))
+    echo "cubind: CUDA $release: $((bytes / 1000000)) MB downloaded, $(du -sm "$cache/$release/$dest" | cut -f1) MB kept, $(( $(date +%s) - start )) s"
+done
+if [ "$fetched" -gt 0 ]; then
+    echo "cubind: $which fetched: $((fetched / 1000000)) MB in $(( $(date +%s) - total_start )) s"
+fi
