@@ -382,7 +382,7 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 # capture forms of the newest one (11.8: no cudaStreamGetCaptureInfo_v3) has no direct build.
 RELEASES_CACHE = $(shell $(PYTHON) -m generator.releases cache)
 .PHONY: gpu-releases
-gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS)
+gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS) fetch-releases fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/releases.c -o $(TEST_BUILD)/gpu/releases-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
