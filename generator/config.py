@@ -89,6 +89,9 @@ class Library:
     version: VersionQuery
     # the soname's number is the library's major version (libcublas.so.13 is 13.x; libcuda.so.1 is not)
     soname_versioned: bool = True
+    # statuses the library documents as not failures ("not ready yet"), each with why: returned
+    # unchanged, never recorded as an error nor passed to the error handler
+    informational: tuple[tuple[str, str], ...] = ()
 
     @property
     def env_var(self) -> str:
@@ -184,6 +187,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
                 refuse=tuple(sorted(lib["version"].get("refuse", {}).items())),
             ),
             soname_versioned=lib.get("soname_versioned", True),
+            informational=tuple(sorted(lib.get("informational", {}).items())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -214,6 +218,13 @@ def _validate(config: Config) -> None:
                               "is not file-name")
         if (query.kind == "encoded") != bool(query.encoding):
             raise ConfigError(f"library {lib.name}: an encoding goes with version kind encoded, and only with it")
+        fixed = {lib.status_success, lib.status_missing_library, lib.status_missing_symbol}
+        for status, reason in lib.informational:
+            if status in fixed:
+                raise ConfigError(f"library {lib.name}: {status} is success or a status cubind returns for a failed "
+                                  "load; it cannot be informational")
+            if not reason.strip():
+                raise ConfigError(f"library {lib.name}: informational status {status} needs its reason")
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):

@@ -20,4 +20,12 @@ void cubind_test_assert_caller(int inline_form, int round, int returns_status);
 /* The wrapper recorded nothing (the call was made and the value returned). */
 void cubind_test_assert_no_error(void);
 
+/* `call` (a wrapper of `function` with zeros) when the mock returns each of the `count` statuses
+ * the library documents as informational: each is returned unchanged, twice (the first call of
+ * the wrapper takes its slow path, the second its hot path), and neither recorded nor passed to
+ * the error handler; then the mock's `failure` is recorded and handled; then the informational
+ * statuses again replace neither that record nor call the handler. */
+void cubind_test_informational(cubind_library library, const char *function, int (*call)(void),
+                               const int *statuses, size_t count, int failure);
+
 #endif /* CUBIND_TEST_PASSTHROUGH_H */

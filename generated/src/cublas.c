@@ -3648,7 +3648,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCreate_v2(cublasHandle_t *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCreate_v2(handle);
     cubind_result = call_cublasCreate_v2(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3700,7 +3700,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDestroy_v2(cublasHandle_t handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDestroy_v2(handle);
     cubind_result = call_cublasDestroy_v2(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3752,7 +3752,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVersion_v2(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVersion_v2(handle, version);
     cubind_result = call_cublasGetVersion_v2(handle, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 2), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 2), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3805,7 +3805,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetProperty(libraryPropertyType t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetProperty(type, value);
     cubind_result = call_cublasGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 3), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 3), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3899,7 +3899,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetWorkspace_v2(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
     cubind_result = call_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 5), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 5), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
         cubind__trace_unsigned(&cubind_call, "workspaceSizeInBytes", (unsigned long long)workspaceSizeInBytes);
@@ -3953,7 +3953,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetStream_v2(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetStream_v2(handle, streamId);
     cubind_result = call_cublasSetStream_v2(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4006,7 +4006,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetStream_v2(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetStream_v2(handle, streamId);
     cubind_result = call_cublasGetStream_v2(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4059,7 +4059,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetPointerMode_v2(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetPointerMode_v2(handle, mode);
     cubind_result = call_cublasGetPointerMode_v2(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4112,7 +4112,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetPointerMode_v2(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetPointerMode_v2(handle, mode);
     cubind_result = call_cublasSetPointerMode_v2(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 9), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 9), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4165,7 +4165,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetAtomicsMode(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetAtomicsMode(handle, mode);
     cubind_result = call_cublasGetAtomicsMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4218,7 +4218,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetAtomicsMode(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetAtomicsMode(handle, mode);
     cubind_result = call_cublasSetAtomicsMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_2((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4271,7 +4271,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMathMode(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMathMode(handle, mode);
     cubind_result = call_cublasGetMathMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4324,7 +4324,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMathMode(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMathMode(handle, mode);
     cubind_result = call_cublasSetMathMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_3((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4377,7 +4377,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetSmCountTarget(cublasHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetSmCountTarget(handle, smCountTarget);
     cubind_result = call_cublasGetSmCountTarget(handle, smCountTarget);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "smCountTarget", (uintptr_t)smCountTarget);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4430,7 +4430,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetSmCountTarget(cublasHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetSmCountTarget(handle, smCountTarget);
     cubind_result = call_cublasSetSmCountTarget(handle, smCountTarget);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "smCountTarget", (long long)smCountTarget);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4483,7 +4483,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetEmulationStrategy(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetEmulationStrategy(handle, emulationStrategy);
     cubind_result = call_cublasGetEmulationStrategy(handle, emulationStrategy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "emulationStrategy", (uintptr_t)emulationStrategy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4536,7 +4536,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetEmulationStrategy(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetEmulationStrategy(handle, emulationStrategy);
     cubind_result = call_cublasSetEmulationStrategy(handle, emulationStrategy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "emulationStrategy", trace_enum_4((long long)emulationStrategy), (long long)emulationStrategy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4589,7 +4589,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetEmulationSpecialValuesSupport(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetEmulationSpecialValuesSupport(handle, mask);
     cubind_result = call_cublasGetEmulationSpecialValuesSupport(handle, mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mask", (uintptr_t)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4642,7 +4642,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetEmulationSpecialValuesSupport(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetEmulationSpecialValuesSupport(handle, mask);
     cubind_result = call_cublasSetEmulationSpecialValuesSupport(handle, mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mask", trace_enum_5((long long)mask), (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4695,7 +4695,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMantissaCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
     cubind_result = call_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaControl", (uintptr_t)mantissaControl);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4748,7 +4748,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMantissaCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
     cubind_result = call_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mantissaControl", trace_enum_6((long long)mantissaControl), (long long)mantissaControl);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4801,7 +4801,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMaxMantissa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
     cubind_result = call_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "maxMantissaBitCount", (uintptr_t)maxMantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4854,7 +4854,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMaxMantissa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
     cubind_result = call_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "maxMantissaBitCount", (long long)maxMantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4907,7 +4907,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
     cubind_result = call_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaBitOffset", (uintptr_t)mantissaBitOffset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4960,7 +4960,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
     cubind_result = call_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mantissaBitOffset", (long long)mantissaBitOffset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5013,7 +5013,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
     cubind_result = call_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaBitCount", (uintptr_t)mantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5066,7 +5066,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
     cubind_result = call_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaBitCount", (uintptr_t)mantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5203,7 +5203,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLoggerConfigure(int logIsOn, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasLoggerConfigure(logIsOn, logToStdOut, logToStdErr, logFileName);
     cubind_result = call_cublasLoggerConfigure(logIsOn, logToStdOut, logToStdErr, logFileName);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "logIsOn", (long long)logIsOn);
         cubind__trace_signed(&cubind_call, "logToStdOut", (long long)logToStdOut);
         cubind__trace_signed(&cubind_call, "logToStdErr", (long long)logToStdErr);
@@ -5258,7 +5258,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetLoggerCallback(cublasLogCallba
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetLoggerCallback(userCallback);
     cubind_result = call_cublasSetLoggerCallback(userCallback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "userCallback", (uintptr_t)userCallback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5310,7 +5310,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetLoggerCallback(cublasLogCallba
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetLoggerCallback(userCallback);
     cubind_result = call_cublasGetLoggerCallback(userCallback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "userCallback", (uintptr_t)userCallback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5362,7 +5362,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVector(int n, int elemSize, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
     cubind_result = call_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5419,7 +5419,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVector_64(int64_t n, int64_t e
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
     cubind_result = call_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5476,7 +5476,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVector(int n, int elemSize, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVector(n, elemSize, x, incx, y, incy);
     cubind_result = call_cublasGetVector(n, elemSize, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5533,7 +5533,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVector_64(int64_t n, int64_t e
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVector_64(n, elemSize, x, incx, y, incy);
     cubind_result = call_cublasGetVector_64(n, elemSize, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5590,7 +5590,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrix(int rows, int cols, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5648,7 +5648,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrix_64(int64_t rows, int64_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5706,7 +5706,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrix(int rows, int cols, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5764,7 +5764,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrix_64(int64_t rows, int64_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5822,7 +5822,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVectorAsync(int n, int elemSiz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     cubind_result = call_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "hostPtr", (uintptr_t)hostPtr);
@@ -5880,7 +5880,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVectorAsync_64(int64_t n, int6
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     cubind_result = call_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "hostPtr", (uintptr_t)hostPtr);
@@ -5938,7 +5938,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVectorAsync(int n, int elemSiz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     cubind_result = call_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "devicePtr", (uintptr_t)devicePtr);
@@ -5996,7 +5996,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVectorAsync_64(int64_t n, int6
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     cubind_result = call_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "devicePtr", (uintptr_t)devicePtr);
@@ -6054,7 +6054,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrixAsync(int rows, int cols
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6113,7 +6113,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrixAsync_64(int64_t rows, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6172,7 +6172,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrixAsync(int rows, int cols
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6231,7 +6231,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrixAsync_64(int64_t rows, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6333,7 +6333,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasNrm2Ex(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
     cubind_result = call_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 50), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 50), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6392,7 +6392,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasNrm2Ex_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
     cubind_result = call_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 51), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 51), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6451,7 +6451,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSnrm2_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSnrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasSnrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 52), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 52), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6507,7 +6507,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSnrm2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSnrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasSnrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 53), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 53), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6563,7 +6563,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDnrm2_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDnrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDnrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 54), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 54), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6619,7 +6619,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDnrm2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDnrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDnrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 55), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 55), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6675,7 +6675,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScnrm2_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScnrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasScnrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 56), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 56), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6731,7 +6731,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScnrm2_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScnrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasScnrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 57), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 57), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6787,7 +6787,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDznrm2_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDznrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDznrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 58), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 58), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6843,7 +6843,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDznrm2_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDznrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDznrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 59), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 59), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6899,7 +6899,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotEx(cublasHandle_t handle, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 60), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 60), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6961,7 +6961,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotEx_64(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 61), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 61), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7023,7 +7023,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotcEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 62), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 62), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7085,7 +7085,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotcEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 63), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 63), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7147,7 +7147,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdot_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasSdot_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 64), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 64), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7205,7 +7205,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 65), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 65), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7263,7 +7263,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdot_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasDdot_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 66), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 66), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7321,7 +7321,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 67), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 67), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7379,7 +7379,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotu_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 68), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 68), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7437,7 +7437,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotu_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 69), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 69), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7495,7 +7495,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 70), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 70), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7553,7 +7553,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 71), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 71), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7611,7 +7611,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotu_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 72), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 72), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7669,7 +7669,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotu_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 73), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 73), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7727,7 +7727,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 74), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 74), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7785,7 +7785,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 75), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 75), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7843,7 +7843,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScalEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
     cubind_result = call_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 76), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 76), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7902,7 +7902,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScalEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
     cubind_result = call_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 77), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 77), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7961,7 +7961,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasSscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 78), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 78), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8017,7 +8017,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasSscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 79), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 79), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8073,7 +8073,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasDscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 80), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 80), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8129,7 +8129,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasDscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 81), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 81), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8185,7 +8185,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasCscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 82), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 82), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8241,7 +8241,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasCscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 83), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 83), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8297,7 +8297,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsscal_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasCsscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 84), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 84), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8353,7 +8353,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsscal_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasCsscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 85), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 85), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8409,7 +8409,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasZscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 86), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 86), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8465,7 +8465,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasZscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 87), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 87), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8521,7 +8521,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdscal_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasZdscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 88), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 88), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8577,7 +8577,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdscal_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasZdscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 89), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 89), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8633,7 +8633,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAxpyEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     cubind_result = call_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 90), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 90), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8695,7 +8695,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAxpyEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     cubind_result = call_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 91), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 91), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8757,7 +8757,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 92), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 92), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8815,7 +8815,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 93), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 93), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8873,7 +8873,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 94), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 94), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8931,7 +8931,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 95), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 95), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8989,7 +8989,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 96), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 96), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9047,7 +9047,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 97), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 97), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9105,7 +9105,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 98), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 98), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9163,7 +9163,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 99), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 99), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9221,7 +9221,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCopyEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 100), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 100), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9280,7 +9280,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCopyEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 101), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 101), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9339,7 +9339,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasScopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 102), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 102), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9396,7 +9396,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasScopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 103), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 103), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9453,7 +9453,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDcopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDcopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDcopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 104), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 104), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9510,7 +9510,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDcopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 105), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 105), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9567,7 +9567,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCcopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCcopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCcopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 106), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 106), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9624,7 +9624,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCcopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 107), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 107), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9681,7 +9681,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZcopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZcopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZcopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 108), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 108), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9738,7 +9738,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZcopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 109), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 109), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9795,7 +9795,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasSswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 110), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 110), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9852,7 +9852,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasSswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 111), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 111), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9909,7 +9909,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 112), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 112), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9966,7 +9966,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 113), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 113), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10023,7 +10023,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 114), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 114), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10080,7 +10080,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 115), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 115), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10137,7 +10137,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 116), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 116), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10194,7 +10194,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 117), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 117), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10251,7 +10251,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSwapEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 118), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 118), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10310,7 +10310,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSwapEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 119), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 119), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10369,7 +10369,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIsamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 120), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 120), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10425,7 +10425,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIsamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 121), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 121), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10481,7 +10481,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIdamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 122), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 122), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10537,7 +10537,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIdamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 123), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 123), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10593,7 +10593,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIcamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 124), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 124), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10649,7 +10649,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIcamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 125), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 125), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10705,7 +10705,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIzamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 126), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 126), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10761,7 +10761,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIzamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 127), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 127), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10817,7 +10817,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIamaxEx(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIamaxEx(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIamaxEx(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 128), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 128), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10874,7 +10874,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIamaxEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIamaxEx_64(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIamaxEx_64(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 129), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 129), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10931,7 +10931,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIsamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 130), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 130), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10987,7 +10987,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIsamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 131), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 131), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11043,7 +11043,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIdamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 132), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 132), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11099,7 +11099,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIdamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 133), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 133), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11155,7 +11155,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIcamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 134), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 134), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11211,7 +11211,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIcamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 135), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 135), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11267,7 +11267,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIzamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 136), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 136), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11323,7 +11323,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIzamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 137), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 137), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11379,7 +11379,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIaminEx(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIaminEx(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIaminEx(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 138), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 138), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11436,7 +11436,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIaminEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIaminEx_64(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIaminEx_64(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 139), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 139), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11493,7 +11493,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAsumEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
     cubind_result = call_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 140), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 140), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11552,7 +11552,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAsumEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
     cubind_result = call_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 141), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 141), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11611,7 +11611,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSasum_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasSasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 142), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 142), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11667,7 +11667,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSasum_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasSasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 143), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 143), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11723,7 +11723,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDasum_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 144), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 144), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11779,7 +11779,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDasum_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 145), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 145), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11835,7 +11835,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScasum_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasScasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 146), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 146), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11891,7 +11891,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScasum_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasScasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 147), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 147), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11947,7 +11947,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDzasum_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDzasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDzasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 148), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 148), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12003,7 +12003,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDzasum_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDzasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDzasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 149), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 149), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12059,7 +12059,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 150), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 150), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12118,7 +12118,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 151), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 151), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12177,7 +12177,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 152), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 152), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12236,7 +12236,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 153), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 153), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12295,7 +12295,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 154), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 154), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12354,7 +12354,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 155), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 155), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12413,7 +12413,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsrot_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 156), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 156), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12472,7 +12472,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsrot_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 157), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 157), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12531,7 +12531,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 158), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 158), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12590,7 +12590,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 159), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 159), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12649,7 +12649,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdrot_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 160), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 160), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12708,7 +12708,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdrot_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 161), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 161), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12767,7 +12767,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotEx(cublasHandle_t handle, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     cubind_result = call_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 162), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 162), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12830,7 +12830,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotEx_64(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     cubind_result = call_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 163), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 163), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12893,7 +12893,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotg_v2(cublasHandle_t handle, f
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasSrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 164), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 164), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -12949,7 +12949,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotg_v2(cublasHandle_t handle, d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasDrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 165), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 165), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13005,7 +13005,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCrotg_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasCrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 166), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 166), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13061,7 +13061,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZrotg_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasZrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 167), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 167), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13117,7 +13117,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotgEx(cublasHandle_t handle, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
     cubind_result = call_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 168), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 168), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13176,7 +13176,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotm_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 169), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 169), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13234,7 +13234,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 170), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 170), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13292,7 +13292,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotm_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 171), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 171), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13350,7 +13350,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 172), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 172), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13408,7 +13408,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotmEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     cubind_result = call_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 173), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 173), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13470,7 +13470,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotmEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     cubind_result = call_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 174), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 174), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13532,7 +13532,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotmg_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
     cubind_result = call_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 175), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 175), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "d1", (uintptr_t)d1);
         cubind__trace_pointer(&cubind_call, "d2", (uintptr_t)d2);
@@ -13589,7 +13589,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotmg_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
     cubind_result = call_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 176), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 176), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "d1", (uintptr_t)d1);
         cubind__trace_pointer(&cubind_call, "d2", (uintptr_t)d2);
@@ -13646,7 +13646,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotmgEx(cublasHandle_t handle, vo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     cubind_result = call_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 177), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 177), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "d1", (uintptr_t)d1);
         cubind__trace_enum(&cubind_call, "d1Type", trace_enum_8((long long)d1Type), (long long)d1Type);
@@ -13709,7 +13709,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 178), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 178), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13772,7 +13772,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 179), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 179), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13835,7 +13835,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 180), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 180), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13898,7 +13898,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 181), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 181), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13961,7 +13961,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 182), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 182), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14024,7 +14024,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 183), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 183), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14087,7 +14087,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 184), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 184), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14150,7 +14150,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 185), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 185), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14213,7 +14213,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 186), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 186), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14278,7 +14278,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 187), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 187), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14343,7 +14343,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 188), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 188), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14408,7 +14408,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 189), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 189), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14473,7 +14473,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 190), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 190), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14538,7 +14538,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 191), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 191), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14603,7 +14603,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 192), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 192), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14668,7 +14668,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 193), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 193), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14733,7 +14733,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 194), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 194), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14793,7 +14793,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 195), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 195), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14853,7 +14853,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 196), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 196), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14913,7 +14913,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 197), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 197), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14973,7 +14973,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 198), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 198), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15033,7 +15033,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 199), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 199), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15093,7 +15093,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 200), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 200), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15153,7 +15153,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 201), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 201), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15213,7 +15213,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 202), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 202), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15274,7 +15274,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 203), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 203), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15335,7 +15335,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 204), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 204), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15396,7 +15396,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 205), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 205), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15457,7 +15457,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 206), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 206), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15518,7 +15518,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 207), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 207), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15579,7 +15579,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 208), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 208), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15640,7 +15640,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 209), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 209), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15701,7 +15701,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 210), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 210), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15760,7 +15760,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 211), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 211), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15819,7 +15819,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 212), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 212), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15878,7 +15878,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 213), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 213), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15937,7 +15937,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 214), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 214), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15996,7 +15996,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 215), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 215), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16055,7 +16055,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 216), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 216), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16114,7 +16114,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 217), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 217), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16173,7 +16173,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 218), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 218), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16233,7 +16233,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 219), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 219), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16293,7 +16293,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 220), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 220), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16353,7 +16353,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 221), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 221), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16413,7 +16413,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 222), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 222), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16473,7 +16473,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 223), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 223), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16533,7 +16533,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 224), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 224), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16593,7 +16593,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 225), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 225), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16653,7 +16653,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 226), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 226), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16712,7 +16712,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 227), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 227), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16771,7 +16771,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 228), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 228), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16830,7 +16830,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 229), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 229), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16889,7 +16889,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 230), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 230), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16948,7 +16948,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 231), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 231), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17007,7 +17007,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 232), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 232), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17066,7 +17066,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 233), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 233), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17125,7 +17125,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 234), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 234), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17186,7 +17186,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 235), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 235), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17247,7 +17247,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 236), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 236), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17308,7 +17308,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 237), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 237), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17369,7 +17369,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 238), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 238), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17430,7 +17430,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 239), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 239), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17491,7 +17491,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 240), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 240), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17552,7 +17552,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 241), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 241), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17613,7 +17613,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 242), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 242), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17675,7 +17675,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 243), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 243), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17737,7 +17737,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 244), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 244), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17799,7 +17799,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 245), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 245), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17861,7 +17861,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 246), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 246), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17923,7 +17923,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 247), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 247), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17985,7 +17985,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 248), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 248), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18047,7 +18047,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 249), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 249), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18109,7 +18109,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 250), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 250), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18171,7 +18171,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 251), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 251), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18233,7 +18233,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 252), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 252), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18295,7 +18295,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 253), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 253), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18357,7 +18357,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 254), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 254), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18420,7 +18420,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 255), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 255), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18483,7 +18483,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 256), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 256), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18546,7 +18546,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 257), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 257), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18609,7 +18609,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 258), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 258), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18672,7 +18672,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 259), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 259), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18735,7 +18735,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 260), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 260), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18798,7 +18798,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 261), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 261), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18861,7 +18861,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 262), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 262), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18922,7 +18922,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 263), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 263), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18983,7 +18983,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 264), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 264), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19044,7 +19044,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 265), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 265), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19105,7 +19105,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 266), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 266), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19166,7 +19166,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 267), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 267), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19227,7 +19227,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 268), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 268), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19288,7 +19288,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 269), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 269), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19349,7 +19349,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSger_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 270), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 270), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19410,7 +19410,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSger_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 271), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 271), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19471,7 +19471,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDger_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 272), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 272), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19532,7 +19532,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDger_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 273), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 273), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19593,7 +19593,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeru_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 274), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 274), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19654,7 +19654,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeru_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 275), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 275), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19715,7 +19715,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgerc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 276), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 276), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19776,7 +19776,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgerc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 277), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 277), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19837,7 +19837,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeru_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 278), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 278), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19898,7 +19898,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeru_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 279), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 279), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19959,7 +19959,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgerc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 280), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 280), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20020,7 +20020,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgerc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 281), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 281), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20081,7 +20081,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 282), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 282), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20140,7 +20140,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 283), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 283), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20199,7 +20199,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 284), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 284), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20258,7 +20258,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 285), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 285), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20317,7 +20317,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 286), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 286), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20376,7 +20376,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 287), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 287), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20435,7 +20435,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 288), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 288), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20494,7 +20494,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 289), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 289), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20553,7 +20553,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 290), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 290), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20612,7 +20612,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 291), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 291), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20671,7 +20671,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 292), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 292), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20730,7 +20730,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 293), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 293), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20789,7 +20789,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 294), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 294), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20847,7 +20847,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 295), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 295), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20905,7 +20905,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 296), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 296), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20963,7 +20963,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 297), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 297), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21021,7 +21021,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 298), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 298), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21079,7 +21079,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 299), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 299), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21137,7 +21137,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 300), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 300), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21195,7 +21195,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 301), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 301), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21253,7 +21253,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 302), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 302), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21314,7 +21314,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 303), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 303), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21375,7 +21375,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 304), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 304), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21436,7 +21436,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 305), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 305), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21497,7 +21497,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 306), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 306), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21558,7 +21558,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 307), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 307), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21619,7 +21619,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 308), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 308), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21680,7 +21680,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 309), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 309), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21741,7 +21741,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 310), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 310), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21802,7 +21802,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 311), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 311), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21863,7 +21863,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 312), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 312), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21924,7 +21924,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 313), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 313), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21985,7 +21985,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 314), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 314), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22045,7 +22045,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 315), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 315), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22105,7 +22105,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 316), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 316), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22165,7 +22165,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 317), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 317), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22225,7 +22225,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 318), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 318), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22285,7 +22285,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 319), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 319), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22345,7 +22345,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 320), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 320), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22405,7 +22405,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 321), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 321), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22465,7 +22465,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 322), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 322), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22529,7 +22529,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 323), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 323), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22593,7 +22593,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 324), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 324), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22657,7 +22657,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 325), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 325), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22721,7 +22721,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 326), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 326), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22785,7 +22785,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 327), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 327), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22849,7 +22849,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 328), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 328), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22913,7 +22913,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 329), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 329), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22977,7 +22977,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 330), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 330), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23044,7 +23044,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 331), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 331), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23111,7 +23111,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 332), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 332), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23178,7 +23178,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 333), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 333), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23245,7 +23245,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 334), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 334), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23312,7 +23312,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 335), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 335), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23379,7 +23379,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 336), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 336), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23446,7 +23446,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 337), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 337), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23513,7 +23513,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 338), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 338), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23578,7 +23578,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 339), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 339), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23643,7 +23643,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 340), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 340), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23708,7 +23708,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 341), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 341), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23773,7 +23773,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 342), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 342), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23838,7 +23838,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 343), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 343), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23903,7 +23903,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3m(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 344), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 344), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23968,7 +23968,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3m_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 345), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 345), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24033,7 +24033,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mEx(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 346), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 346), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24101,7 +24101,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mEx_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 347), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 347), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24169,7 +24169,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 348), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 348), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24234,7 +24234,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 349), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 349), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24299,7 +24299,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm3m(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 350), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 350), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24364,7 +24364,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm3m_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 351), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 351), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24429,7 +24429,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 352), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 352), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24497,7 +24497,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 353), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 353), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24565,7 +24565,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmEx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     cubind_result = call_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 354), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 354), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24635,7 +24635,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     cubind_result = call_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 355), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 355), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24705,7 +24705,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 356), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 356), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24773,7 +24773,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 357), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 357), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24841,7 +24841,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 358), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 358), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -24903,7 +24903,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 359), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 359), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -24965,7 +24965,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 360), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 360), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25027,7 +25027,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 361), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 361), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25089,7 +25089,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 362), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 362), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25151,7 +25151,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 363), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 363), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25213,7 +25213,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 364), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 364), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25275,7 +25275,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 365), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 365), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25337,7 +25337,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 366), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 366), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25401,7 +25401,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 367), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 367), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25465,7 +25465,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk3mEx(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 368), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 368), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25529,7 +25529,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk3mEx_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 369), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 369), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25593,7 +25593,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 370), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 370), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25655,7 +25655,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 371), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 371), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25717,7 +25717,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 372), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 372), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25779,7 +25779,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 373), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 373), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25841,7 +25841,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 374), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 374), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25905,7 +25905,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 375), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 375), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25969,7 +25969,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk3mEx(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 376), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 376), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26033,7 +26033,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk3mEx_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 377), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 377), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26097,7 +26097,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 378), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 378), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26161,7 +26161,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 379), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 379), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26225,7 +26225,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 380), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 380), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26289,7 +26289,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 381), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 381), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26353,7 +26353,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 382), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 382), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26417,7 +26417,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 383), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 383), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26481,7 +26481,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 384), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 384), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26545,7 +26545,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 385), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 385), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26609,7 +26609,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 386), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 386), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26673,7 +26673,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 387), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 387), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26737,7 +26737,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 388), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 388), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26801,7 +26801,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 389), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 389), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26865,7 +26865,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 390), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 390), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26929,7 +26929,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 391), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 391), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26993,7 +26993,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 392), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 392), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27057,7 +27057,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 393), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 393), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27121,7 +27121,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 394), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 394), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27185,7 +27185,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 395), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 395), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27249,7 +27249,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 396), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 396), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27313,7 +27313,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 397), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 397), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27377,7 +27377,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 398), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 398), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27441,7 +27441,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 399), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 399), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27505,7 +27505,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 400), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 400), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27569,7 +27569,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 401), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 401), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27633,7 +27633,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 402), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 402), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27697,7 +27697,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 403), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 403), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27761,7 +27761,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 404), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 404), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27825,7 +27825,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 405), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 405), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27889,7 +27889,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 406), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 406), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27953,7 +27953,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 407), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 407), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28017,7 +28017,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 408), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 408), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28081,7 +28081,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 409), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 409), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28145,7 +28145,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 410), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 410), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28209,7 +28209,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 411), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 411), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28273,7 +28273,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 412), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 412), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28337,7 +28337,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 413), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 413), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28401,7 +28401,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 414), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 414), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28464,7 +28464,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 415), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 415), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28527,7 +28527,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 416), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 416), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28590,7 +28590,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 417), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 417), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28653,7 +28653,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 418), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 418), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28716,7 +28716,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 419), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 419), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28779,7 +28779,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 420), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 420), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28842,7 +28842,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 421), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 421), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28905,7 +28905,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 422), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 422), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28970,7 +28970,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 423), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 423), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29035,7 +29035,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 424), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 424), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29100,7 +29100,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 425), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 425), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29165,7 +29165,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 426), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 426), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29230,7 +29230,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 427), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 427), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29295,7 +29295,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 428), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 428), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29360,7 +29360,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 429), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 429), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29425,7 +29425,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 430), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 430), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29491,7 +29491,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 431), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 431), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29557,7 +29557,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 432), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 432), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29623,7 +29623,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 433), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 433), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29689,7 +29689,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 434), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 434), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29755,7 +29755,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 435), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 435), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29821,7 +29821,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 436), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 436), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29887,7 +29887,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 437), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 437), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29953,7 +29953,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 438), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 438), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30019,7 +30019,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 439), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 439), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30085,7 +30085,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 440), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 440), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30154,7 +30154,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 441), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 441), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30223,7 +30223,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 442), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 442), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30292,7 +30292,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 443), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 443), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30361,7 +30361,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 444), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 444), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30430,7 +30430,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 445), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 445), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30499,7 +30499,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 446), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 446), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30568,7 +30568,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 447), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 447), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30637,7 +30637,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 448), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 448), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30706,7 +30706,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 449), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 449), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30775,7 +30775,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmBatchedEx(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     cubind_result = call_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 450), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 450), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30846,7 +30846,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmBatchedEx_64(cublasHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     cubind_result = call_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 451), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 451), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30917,7 +30917,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmStridedBatchedEx(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     cubind_result = call_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 452), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 452), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30991,7 +30991,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmStridedBatchedEx_64(cublasHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     cubind_result = call_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 453), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 453), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31065,7 +31065,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmGroupedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 454), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 454), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31132,7 +31132,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmGroupedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 455), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 455), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31199,7 +31199,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmGroupedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 456), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 456), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31266,7 +31266,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmGroupedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 457), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 457), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31333,7 +31333,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmGroupedBatchedEx(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     cubind_result = call_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 458), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 458), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31404,7 +31404,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmGroupedBatchedEx_64(cublasHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     cubind_result = call_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 459), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 459), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31475,7 +31475,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 460), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 460), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31539,7 +31539,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 461), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 461), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31603,7 +31603,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 462), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 462), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31667,7 +31667,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 463), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 463), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31731,7 +31731,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 464), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 464), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31795,7 +31795,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 465), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 465), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31859,7 +31859,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 466), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 466), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31923,7 +31923,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 467), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 467), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31987,7 +31987,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 468), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 468), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32051,7 +32051,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 469), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 469), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32115,7 +32115,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 470), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 470), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32179,7 +32179,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 471), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 471), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32243,7 +32243,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 472), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 472), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32307,7 +32307,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 473), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 473), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32371,7 +32371,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 474), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 474), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32435,7 +32435,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 475), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 475), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32499,7 +32499,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 476), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 476), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32560,7 +32560,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 477), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 477), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32621,7 +32621,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 478), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 478), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32682,7 +32682,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 479), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 479), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32743,7 +32743,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 480), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 480), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32804,7 +32804,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 481), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 481), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32865,7 +32865,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 482), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 482), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32926,7 +32926,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 483), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 483), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32987,7 +32987,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 484), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 484), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33046,7 +33046,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 485), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 485), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33105,7 +33105,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 486), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 486), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33164,7 +33164,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 487), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 487), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33223,7 +33223,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 488), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 488), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33282,7 +33282,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 489), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 489), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33341,7 +33341,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 490), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 490), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33400,7 +33400,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 491), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 491), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33459,7 +33459,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 492), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 492), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33522,7 +33522,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 493), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 493), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33585,7 +33585,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 494), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 494), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33648,7 +33648,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 495), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 495), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33711,7 +33711,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasStpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 496), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 496), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33768,7 +33768,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasDtpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 497), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 497), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33825,7 +33825,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasCtpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 498), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 498), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33882,7 +33882,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasZtpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 499), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 499), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33939,7 +33939,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasStrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 500), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 500), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33996,7 +33996,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasDtrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 501), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 501), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34053,7 +34053,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasCtrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 502), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 502), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34110,7 +34110,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasZtrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 503), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 503), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34167,7 +34167,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 504), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 504), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34225,7 +34225,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 505), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 505), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34283,7 +34283,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 506), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 506), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34341,7 +34341,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 507), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 507), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34399,7 +34399,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 508), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 508), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34459,7 +34459,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 509), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 509), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34519,7 +34519,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 510), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 510), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34579,7 +34579,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 511), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 511), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34639,7 +34639,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 512), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 512), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34701,7 +34701,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 513), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 513), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34763,7 +34763,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 514), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 514), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34825,7 +34825,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 515), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 515), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34887,7 +34887,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasUint8gemmBias(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     cubind_result = call_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 516), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 516), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -34956,7 +34956,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSHgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 517), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 517), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35020,7 +35020,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSHgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 518), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 518), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35084,7 +35084,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 519), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 519), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35148,7 +35148,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 520), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 520), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35212,7 +35212,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSTgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 521), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 521), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35276,7 +35276,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSTgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 522), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 522), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35340,7 +35340,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 523), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 523), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35404,7 +35404,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 524), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 524), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35468,7 +35468,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSHgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 525), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 525), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35535,7 +35535,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSHgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 526), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 526), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35602,7 +35602,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 527), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 527), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35669,7 +35669,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 528), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 528), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35736,7 +35736,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSTgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 529), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 529), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35803,7 +35803,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSTgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 530), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 530), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35870,7 +35870,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 531), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 531), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35937,7 +35937,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 532), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 532), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -36004,7 +36004,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasHgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 533), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 533), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36069,7 +36069,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasHgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 534), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 534), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36134,7 +36134,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasHgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 535), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 535), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36200,7 +36200,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasHgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 536), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 536), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36266,7 +36266,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasHgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 537), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 537), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36335,7 +36335,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasHgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 538), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 538), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);

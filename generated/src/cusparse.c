@@ -2698,7 +2698,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreate(cusparseHandle_t *hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreate(handle);
     cubind_result = call_cusparseCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 0), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 0), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2750,7 +2750,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroy(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroy(handle);
     cubind_result = call_cusparseDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 1), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 1), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2802,7 +2802,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetVersion(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetVersion(handle, version);
     cubind_result = call_cusparseGetVersion(handle, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 2), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 2), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2855,7 +2855,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetProperty(libraryPropertyTy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetProperty(type, value);
     cubind_result = call_cusparseGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 3), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 3), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2992,7 +2992,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetStream(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetStream(handle, streamId);
     cubind_result = call_cusparseSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 6), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 6), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3045,7 +3045,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetStream(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetStream(handle, streamId);
     cubind_result = call_cusparseGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 7), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 7), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3098,7 +3098,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetPointerMode(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetPointerMode(handle, mode);
     cubind_result = call_cusparseGetPointerMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 8), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 8), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3151,7 +3151,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetPointerMode(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetPointerMode(handle, mode);
     cubind_result = call_cusparseSetPointerMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 9), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 9), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_2((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3204,7 +3204,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetCallback(cusparseLog
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetCallback(callback);
     cubind_result = call_cusparseLoggerSetCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 10), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 10), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3256,7 +3256,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetFile(FILE *file)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetFile(file);
     cubind_result = call_cusparseLoggerSetFile(file);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 11), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 11), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3308,7 +3308,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerOpenFile(const char *lo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerOpenFile(logFile);
     cubind_result = call_cusparseLoggerOpenFile(logFile);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 12), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 12), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3360,7 +3360,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetLevel(int level)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetLevel(level);
     cubind_result = call_cusparseLoggerSetLevel(level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 13), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 13), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "level", (long long)level);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3412,7 +3412,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetMask(int mask)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetMask(mask);
     cubind_result = call_cusparseLoggerSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 14), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 14), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "mask", (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3464,7 +3464,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerForceDisable(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerForceDisable();
     cubind_result = call_cusparseLoggerForceDisable();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 15), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 15), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -3515,7 +3515,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateMatDescr(cusparseMatDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateMatDescr(descrA);
     cubind_result = call_cusparseCreateMatDescr(descrA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 16), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 16), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3567,7 +3567,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyMatDescr(cusparseMatDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyMatDescr(descrA);
     cubind_result = call_cusparseDestroyMatDescr(descrA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 17), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 17), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3619,7 +3619,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatType(cusparseMatDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatType(descrA, type);
     cubind_result = call_cusparseSetMatType(descrA, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 18), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 18), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3714,7 +3714,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatFillMode(cusparseMatDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatFillMode(descrA, fillMode);
     cubind_result = call_cusparseSetMatFillMode(descrA, fillMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 20), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 20), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "fillMode", trace_enum_4((long long)fillMode), (long long)fillMode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3809,7 +3809,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatDiagType(cusparseMatDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatDiagType(descrA, diagType);
     cubind_result = call_cusparseSetMatDiagType(descrA, diagType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 22), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 22), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "diagType", trace_enum_5((long long)diagType), (long long)diagType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3904,7 +3904,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatIndexBase(cusparseMatDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatIndexBase(descrA, base);
     cubind_result = call_cusparseSetMatIndexBase(descrA, base);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 24), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 24), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "base", trace_enum_6((long long)base), (long long)base);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3999,7 +3999,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsric02Info(csric02Info
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsric02Info(info);
     cubind_result = call_cusparseCreateCsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 26), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 26), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4051,7 +4051,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyCsric02Info(csric02Inf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyCsric02Info(info);
     cubind_result = call_cusparseDestroyCsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 27), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 27), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4103,7 +4103,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsric02Info(bsric02Info
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsric02Info(info);
     cubind_result = call_cusparseCreateBsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 28), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 28), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4155,7 +4155,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsric02Info(bsric02Inf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsric02Info(info);
     cubind_result = call_cusparseDestroyBsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 29), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 29), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4207,7 +4207,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsrilu02Info(csrilu02In
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsrilu02Info(info);
     cubind_result = call_cusparseCreateCsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 30), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 30), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4259,7 +4259,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyCsrilu02Info(csrilu02I
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyCsrilu02Info(info);
     cubind_result = call_cusparseDestroyCsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 31), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 31), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4311,7 +4311,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsrilu02Info(bsrilu02In
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsrilu02Info(info);
     cubind_result = call_cusparseCreateBsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 32), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 32), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4363,7 +4363,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsrilu02Info(bsrilu02I
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsrilu02Info(info);
     cubind_result = call_cusparseDestroyBsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 33), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 33), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4415,7 +4415,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsrsv2Info(bsrsv2Info_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsrsv2Info(info);
     cubind_result = call_cusparseCreateBsrsv2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 34), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 34), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4467,7 +4467,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsrsv2Info(bsrsv2Info_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsrsv2Info(info);
     cubind_result = call_cusparseDestroyBsrsv2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 35), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 35), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4519,7 +4519,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsrsm2Info(bsrsm2Info_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsrsm2Info(info);
     cubind_result = call_cusparseCreateBsrsm2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 36), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 36), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4571,7 +4571,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsrsm2Info(bsrsm2Info_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsrsm2Info(info);
     cubind_result = call_cusparseDestroyBsrsm2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 37), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 37), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4623,7 +4623,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsru2csrInfo(csru2csrIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsru2csrInfo(info);
     cubind_result = call_cusparseCreateCsru2csrInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 38), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 38), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4675,7 +4675,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyCsru2csrInfo(csru2csrI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyCsru2csrInfo(info);
     cubind_result = call_cusparseDestroyCsru2csrInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 39), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 39), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4727,7 +4727,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateColorInfo(cusparseColor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateColorInfo(info);
     cubind_result = call_cusparseCreateColorInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 40), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 40), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4779,7 +4779,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyColorInfo(cusparseColo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyColorInfo(info);
     cubind_result = call_cusparseDestroyColorInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 41), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 41), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4831,7 +4831,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreatePruneInfo(pruneInfo_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreatePruneInfo(info);
     cubind_result = call_cusparseCreatePruneInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 42), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 42), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4883,7 +4883,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyPruneInfo(pruneInfo_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyPruneInfo(info);
     cubind_result = call_cusparseDestroyPruneInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 43), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 43), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4935,7 +4935,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 44), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 44), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5000,7 +5000,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 45), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 45), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5057,7 +5057,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 46), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 46), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5122,7 +5122,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 47), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 47), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5179,7 +5179,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 48), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 48), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5244,7 +5244,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 49), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 49), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5301,7 +5301,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 50), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 50), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5366,7 +5366,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 51), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 51), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5423,7 +5423,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 52), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 52), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5489,7 +5489,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 53), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 53), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5555,7 +5555,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 54), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 54), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5621,7 +5621,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 55), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 55), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5687,7 +5687,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 56), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 56), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5756,7 +5756,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 57), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 57), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5825,7 +5825,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 58), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 58), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5894,7 +5894,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 59), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 59), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5963,7 +5963,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsrsv2_zeroPivot(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsrsv2_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsrsv2_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 60), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 60), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -6017,7 +6017,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 61), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 61), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6080,7 +6080,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 62), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 62), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6143,7 +6143,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 63), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 63), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6206,7 +6206,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 64), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 64), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6269,7 +6269,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 65), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 65), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6332,7 +6332,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 66), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 66), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6395,7 +6395,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 67), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 67), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6458,7 +6458,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 68), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 68), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6521,7 +6521,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 69), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 69), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6585,7 +6585,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 70), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 70), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6649,7 +6649,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 71), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 71), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6713,7 +6713,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 72), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 72), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6777,7 +6777,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 73), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 73), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6844,7 +6844,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 74), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 74), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6911,7 +6911,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 75), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 75), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6978,7 +6978,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 76), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 76), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7045,7 +7045,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 77), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 77), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7115,7 +7115,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 78), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 78), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7185,7 +7185,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 79), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 79), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7255,7 +7255,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 80), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 80), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7325,7 +7325,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsrsm2_zeroPivot(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsrsm2_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsrsm2_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 81), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 81), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -7379,7 +7379,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 82), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 82), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7444,7 +7444,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 83), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 83), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7509,7 +7509,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 84), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 84), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7574,7 +7574,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 85), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 85), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7639,7 +7639,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 86), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 86), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7704,7 +7704,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 87), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 87), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7769,7 +7769,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 88), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 88), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7834,7 +7834,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 89), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 89), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7899,7 +7899,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 90), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 90), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7965,7 +7965,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 91), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 91), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8031,7 +8031,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 92), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 92), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8097,7 +8097,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 93), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 93), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8163,7 +8163,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 94), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 94), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8234,7 +8234,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 95), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 95), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8305,7 +8305,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 96), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 96), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8376,7 +8376,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 97), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 97), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8447,7 +8447,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 98), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 98), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8503,7 +8503,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 99), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 99), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8559,7 +8559,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 100), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 100), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8615,7 +8615,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 101), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 101), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8671,7 +8671,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrilu02_zeroPivot(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrilu02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXcsrilu02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 102), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 102), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -8725,7 +8725,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 103), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 103), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8785,7 +8785,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 104), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 104), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8845,7 +8845,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 105), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 105), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8905,7 +8905,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 106), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 106), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8965,7 +8965,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 107), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 107), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9025,7 +9025,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 108), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 108), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9085,7 +9085,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 109), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 109), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9145,7 +9145,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 110), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 110), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9205,7 +9205,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 111), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 111), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9266,7 +9266,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 112), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 112), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9327,7 +9327,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 113), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 113), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9388,7 +9388,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 114), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 114), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9449,7 +9449,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 115), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 115), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9510,7 +9510,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 116), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 116), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9571,7 +9571,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 117), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 117), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9632,7 +9632,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 118), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 118), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9693,7 +9693,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 119), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 119), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9749,7 +9749,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 120), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 120), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9805,7 +9805,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 121), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 121), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9861,7 +9861,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 122), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 122), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9917,7 +9917,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsrilu02_zeroPivot(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsrilu02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsrilu02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 123), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 123), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -9971,7 +9971,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 124), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 124), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10033,7 +10033,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 125), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 125), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10095,7 +10095,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 126), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 126), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10157,7 +10157,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 127), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 127), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10219,7 +10219,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 128), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 128), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10281,7 +10281,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 129), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 129), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10343,7 +10343,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 130), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 130), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10405,7 +10405,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 131), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 131), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10467,7 +10467,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 132), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 132), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10530,7 +10530,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 133), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 133), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10593,7 +10593,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 134), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 134), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10656,7 +10656,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 135), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 135), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10719,7 +10719,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 136), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 136), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10782,7 +10782,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 137), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 137), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10845,7 +10845,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 138), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 138), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10908,7 +10908,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 139), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 139), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10971,7 +10971,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsric02_zeroPivot(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsric02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXcsric02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 140), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 140), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -11025,7 +11025,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 141), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 141), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11085,7 +11085,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 142), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 142), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11145,7 +11145,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 143), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 143), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11205,7 +11205,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 144), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 144), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11265,7 +11265,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 145), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 145), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11325,7 +11325,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 146), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 146), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11385,7 +11385,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 147), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 147), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11445,7 +11445,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 148), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 148), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11505,7 +11505,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 149), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 149), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11566,7 +11566,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 150), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 150), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11627,7 +11627,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 151), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 151), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11688,7 +11688,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 152), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 152), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11749,7 +11749,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 153), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 153), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11810,7 +11810,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 154), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 154), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11871,7 +11871,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 155), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 155), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11932,7 +11932,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 156), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 156), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11993,7 +11993,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsric02_zeroPivot(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsric02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsric02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 157), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 157), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -12047,7 +12047,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 158), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 158), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12109,7 +12109,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 159), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 159), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12171,7 +12171,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 160), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 160), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12233,7 +12233,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 161), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 161), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12295,7 +12295,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 162), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 162), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12357,7 +12357,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 163), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 163), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12419,7 +12419,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 164), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 164), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12481,7 +12481,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 165), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 165), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12543,7 +12543,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 166), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 166), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12606,7 +12606,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 167), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 167), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12669,7 +12669,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 168), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 168), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12732,7 +12732,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 169), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 169), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12795,7 +12795,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 170), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 170), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12858,7 +12858,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 171), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 171), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12921,7 +12921,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 172), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 172), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12984,7 +12984,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 173), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 173), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -13047,7 +13047,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 174), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 174), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13107,7 +13107,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 175), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 175), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13167,7 +13167,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 176), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 176), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13227,7 +13227,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 177), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 177), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13287,7 +13287,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 178), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 178), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13347,7 +13347,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 179), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 179), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13407,7 +13407,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 180), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 180), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13467,7 +13467,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 181), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 181), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13527,7 +13527,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 182), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 182), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13587,7 +13587,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 183), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 183), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13647,7 +13647,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 184), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 184), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13707,7 +13707,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 185), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 185), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13767,7 +13767,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 186), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 186), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13827,7 +13827,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 187), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 187), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13887,7 +13887,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 188), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 188), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13947,7 +13947,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 189), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 189), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14007,7 +14007,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 190), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 190), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14067,7 +14067,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 191), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 191), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14127,7 +14127,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 192), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 192), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14187,7 +14187,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 193), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 193), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14247,7 +14247,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 194), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 194), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14307,7 +14307,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 195), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 195), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14367,7 +14367,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 196), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 196), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14427,7 +14427,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 197), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 197), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14487,7 +14487,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 198), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 198), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14547,7 +14547,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 199), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 199), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14607,7 +14607,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 200), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 200), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14667,7 +14667,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 201), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 201), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14727,7 +14727,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 202), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 202), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14787,7 +14787,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 203), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 203), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14847,7 +14847,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 204), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 204), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14907,7 +14907,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 205), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 205), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14967,7 +14967,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 206), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 206), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15029,7 +15029,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 207), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 207), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15091,7 +15091,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 208), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 208), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15153,7 +15153,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 209), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 209), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15215,7 +15215,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 210), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 210), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15277,7 +15277,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 211), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 211), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15339,7 +15339,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 212), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 212), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15401,7 +15401,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 213), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 213), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15463,7 +15463,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 214), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 214), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15534,7 +15534,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 215), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 215), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15605,7 +15605,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 216), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 216), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15676,7 +15676,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 217), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 217), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15747,7 +15747,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrgeam2Nnz(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     cubind_result = call_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 218), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 218), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15813,7 +15813,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 219), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 219), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15884,7 +15884,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 220), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 220), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15955,7 +15955,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 221), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 221), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16026,7 +16026,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 222), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 222), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16097,7 +16097,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 223), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 223), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16160,7 +16160,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 224), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 224), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16223,7 +16223,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 225), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 225), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16286,7 +16286,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 226), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 226), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16349,7 +16349,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 227), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 227), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16409,7 +16409,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 228), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 228), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16469,7 +16469,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 229), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 229), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16529,7 +16529,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 230), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 230), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16589,7 +16589,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 231), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 231), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16648,7 +16648,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 232), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 232), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16707,7 +16707,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 233), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 233), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16766,7 +16766,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 234), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 234), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16825,7 +16825,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 235), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 235), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16889,7 +16889,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 236), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 236), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16953,7 +16953,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 237), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 237), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17017,7 +17017,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 238), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 238), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17081,7 +17081,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoo2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     cubind_result = call_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 239), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 239), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "cooRowInd", (uintptr_t)cooRowInd);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -17138,7 +17138,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsr2coo(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     cubind_result = call_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 240), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 240), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "csrSortedRowPtr", (uintptr_t)csrSortedRowPtr);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -17195,7 +17195,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsr2bsrNnz(cusparseHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     cubind_result = call_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 241), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 241), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17257,7 +17257,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 242), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 242), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17321,7 +17321,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 243), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 243), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17385,7 +17385,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 244), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 244), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17449,7 +17449,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 245), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 245), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17513,7 +17513,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 246), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 246), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17577,7 +17577,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 247), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 247), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17641,7 +17641,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 248), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 248), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17705,7 +17705,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 249), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 249), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17769,7 +17769,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 250), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 250), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -17830,7 +17830,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 251), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 251), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -17891,7 +17891,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 252), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 252), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -17952,7 +17952,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 253), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 253), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18013,7 +18013,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 254), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 254), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18074,7 +18074,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 255), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 255), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18135,7 +18135,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseCgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 256), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 256), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18196,7 +18196,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseZgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 257), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 257), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18257,7 +18257,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 258), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 258), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18323,7 +18323,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 259), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 259), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18389,7 +18389,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 260), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 260), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18455,7 +18455,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 261), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 261), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18521,7 +18521,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 262), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 262), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18584,7 +18584,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 263), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 263), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18649,7 +18649,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 264), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 264), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18714,7 +18714,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 265), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 265), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18779,7 +18779,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 266), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 266), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18844,7 +18844,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 267), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 267), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -18906,7 +18906,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 268), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 268), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -18968,7 +18968,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 269), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 269), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19030,7 +19030,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 270), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 270), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19092,7 +19092,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 271), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 271), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19154,7 +19154,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseDcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 272), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 272), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19216,7 +19216,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 273), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 273), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19278,7 +19278,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseZcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 274), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 274), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19340,7 +19340,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsr2gebsrNnz(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 275), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 275), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19404,7 +19404,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 276), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 276), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19470,7 +19470,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 277), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 277), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19536,7 +19536,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 278), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 278), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19602,7 +19602,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 279), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 279), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19668,7 +19668,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 280), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 280), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19733,7 +19733,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 281), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 281), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19798,7 +19798,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 282), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 282), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19863,7 +19863,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 283), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 283), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19928,7 +19928,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 284), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 284), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19993,7 +19993,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 285), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 285), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20058,7 +20058,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseCgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 286), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 286), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20123,7 +20123,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseZgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 287), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 287), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20188,7 +20188,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXgebsr2gebsrNnz(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 288), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 288), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20255,7 +20255,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 289), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 289), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20324,7 +20324,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 290), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 290), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20393,7 +20393,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 291), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 291), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20462,7 +20462,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 292), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 292), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20531,7 +20531,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateIdentityPermutation(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateIdentityPermutation(handle, n, p);
     cubind_result = call_cusparseCreateIdentityPermutation(handle, n, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 293), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 293), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
@@ -20585,7 +20585,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoosort_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     cubind_result = call_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 294), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 294), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20643,7 +20643,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoosortByRow(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     cubind_result = call_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 295), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 295), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20702,7 +20702,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoosortByColumn(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     cubind_result = call_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 296), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 296), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20761,7 +20761,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrsort_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     cubind_result = call_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 297), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 297), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20819,7 +20819,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrsort(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     cubind_result = call_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 298), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 298), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20879,7 +20879,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcscsort_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     cubind_result = call_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 299), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 299), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20937,7 +20937,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcscsort(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     cubind_result = call_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 300), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 300), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20997,7 +20997,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 301), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 301), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21057,7 +21057,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 302), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 302), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21117,7 +21117,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 303), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 303), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21177,7 +21177,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 304), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 304), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21237,7 +21237,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 305), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 305), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21298,7 +21298,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 306), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 306), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21359,7 +21359,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 307), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 307), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21420,7 +21420,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 308), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 308), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21481,7 +21481,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 309), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 309), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21542,7 +21542,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 310), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 310), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21603,7 +21603,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 311), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 311), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21664,7 +21664,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 312), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 312), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21725,7 +21725,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csr_bufferSizeExt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 313), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 313), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21787,7 +21787,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csr_bufferSizeExt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 314), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 314), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21849,7 +21849,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrNnz(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 315), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 315), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21910,7 +21910,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrNnz(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 316), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 316), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21971,7 +21971,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csr(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 317), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 317), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22033,7 +22033,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csr(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 318), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 318), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22095,7 +22095,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csr_bufferSizeExt(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 319), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 319), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22160,7 +22160,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csr_bufferSizeExt(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 320), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 320), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22225,7 +22225,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrNnz(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 321), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 321), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22289,7 +22289,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrNnz(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 322), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 322), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22353,7 +22353,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csr(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 323), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 323), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22418,7 +22418,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csr(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 324), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 324), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22483,7 +22483,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrByPercentage_b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 325), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 325), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22546,7 +22546,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrByPercentage_b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 326), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 326), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22609,7 +22609,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrNnzByPercentag
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 327), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 327), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22671,7 +22671,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrNnzByPercentag
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 328), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 328), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22733,7 +22733,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrByPercentage(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 329), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 329), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22796,7 +22796,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrByPercentage(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 330), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 330), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22859,7 +22859,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrByPercentage_buf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 331), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 331), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22925,7 +22925,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrByPercentage_buf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 332), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 332), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22991,7 +22991,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrNnzByPercentage(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 333), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 333), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23056,7 +23056,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrNnzByPercentage(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 334), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 334), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23121,7 +23121,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrByPercentage(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 335), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 335), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23187,7 +23187,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrByPercentage(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 336), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 336), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23253,7 +23253,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsr2cscEx2(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     cubind_result = call_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 337), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 337), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23319,7 +23319,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsr2cscEx2_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     cubind_result = call_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 338), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 338), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23385,7 +23385,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateSpVec(cusparseSpVecDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 339), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 339), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -23444,7 +23444,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstSpVec(cusparseCons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 340), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 340), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -23503,7 +23503,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroySpVec(cusparseConstSpV
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroySpVec(spVecDescr);
     cubind_result = call_cusparseDestroySpVec(spVecDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 341), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 341), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -23555,7 +23555,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecGet(cusparseSpVecDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 342), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 342), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "nnz", (uintptr_t)nnz);
@@ -23614,7 +23614,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstSpVecGet(cusparseConstSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 343), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 343), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "nnz", (uintptr_t)nnz);
@@ -23673,7 +23673,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecGetIndexBase(cusparseCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
     cubind_result = call_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 344), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 344), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "idxBase", (uintptr_t)idxBase);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23726,7 +23726,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecGetValues(cusparseSpVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecGetValues(spVecDescr, values);
     cubind_result = call_cusparseSpVecGetValues(spVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 345), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 345), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23779,7 +23779,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstSpVecGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstSpVecGetValues(spVecDescr, values);
     cubind_result = call_cusparseConstSpVecGetValues(spVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 346), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 346), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23832,7 +23832,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecSetValues(cusparseSpVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecSetValues(spVecDescr, values);
     cubind_result = call_cusparseSpVecSetValues(spVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 347), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 347), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23885,7 +23885,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateDnVec(cusparseDnVecDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 348), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 348), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -23940,7 +23940,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstDnVec(cusparseCons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 349), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 349), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -23995,7 +23995,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyDnVec(cusparseConstDnV
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyDnVec(dnVecDescr);
     cubind_result = call_cusparseDestroyDnVec(dnVecDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 350), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 350), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24047,7 +24047,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnVecGet(cusparseDnVecDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnVecGet(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseDnVecGet(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 351), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 351), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -24102,7 +24102,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnVecGet(cusparseConstDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 352), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 352), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -24157,7 +24157,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnVecGetValues(cusparseDnVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnVecGetValues(dnVecDescr, values);
     cubind_result = call_cusparseDnVecGetValues(dnVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 353), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 353), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24210,7 +24210,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnVecGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnVecGetValues(dnVecDescr, values);
     cubind_result = call_cusparseConstDnVecGetValues(dnVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 354), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 354), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24263,7 +24263,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnVecSetValues(cusparseDnVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnVecSetValues(dnVecDescr, values);
     cubind_result = call_cusparseDnVecSetValues(dnVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 355), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 355), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24316,7 +24316,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroySpMat(cusparseConstSpM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroySpMat(spMatDescr);
     cubind_result = call_cusparseDestroySpMat(spMatDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 356), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 356), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24368,7 +24368,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetFormat(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetFormat(spMatDescr, format);
     cubind_result = call_cusparseSpMatGetFormat(spMatDescr, format);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 357), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 357), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24421,7 +24421,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetIndexBase(cusparseCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
     cubind_result = call_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 358), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 358), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "idxBase", (uintptr_t)idxBase);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24474,7 +24474,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetValues(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetValues(spMatDescr, values);
     cubind_result = call_cusparseSpMatGetValues(spMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 359), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 359), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24527,7 +24527,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstSpMatGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstSpMatGetValues(spMatDescr, values);
     cubind_result = call_cusparseConstSpMatGetValues(spMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 360), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 360), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24580,7 +24580,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatSetValues(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatSetValues(spMatDescr, values);
     cubind_result = call_cusparseSpMatSetValues(spMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 361), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 361), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24633,7 +24633,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetSize(cusparseConstSpM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
     cubind_result = call_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 362), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 362), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -24688,7 +24688,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetStridedBatch(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
     cubind_result = call_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 363), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 363), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "batchCount", (uintptr_t)batchCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24741,7 +24741,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCooSetStridedBatch(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
     cubind_result = call_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 364), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 364), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "batchStride", (long long)batchStride);
@@ -24795,7 +24795,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsrSetStridedBatch(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     cubind_result = call_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 365), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 365), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "offsetsBatchStride", (long long)offsetsBatchStride);
@@ -24850,7 +24850,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseBsrSetStridedBatch(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     cubind_result = call_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 366), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 366), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "offsetsBatchStride", (long long)offsetsBatchStride);
@@ -24906,7 +24906,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetAttribute(cusparseCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
     cubind_result = call_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 367), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 367), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_14((long long)attribute), (long long)attribute);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -24961,7 +24961,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatSetAttribute(cusparseSpM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
     cubind_result = call_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 368), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 368), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_14((long long)attribute), (long long)attribute);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -25016,7 +25016,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsr(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 369), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 369), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25078,7 +25078,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstCsr(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 370), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 370), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25140,7 +25140,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsc(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 371), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 371), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25202,7 +25202,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstCsc(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 372), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 372), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25264,7 +25264,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsrGet(cusparseSpMatDescr_t s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 373), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 373), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25326,7 +25326,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstCsrGet(cusparseConstSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseConstCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 374), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 374), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25388,7 +25388,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCscGet(cusparseSpMatDescr_t s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 375), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 375), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25450,7 +25450,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstCscGet(cusparseConstSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseConstCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 376), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 376), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25512,7 +25512,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsrSetPointers(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     cubind_result = call_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 377), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 377), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "csrRowOffsets", (uintptr_t)csrRowOffsets);
         cubind__trace_pointer(&cubind_call, "csrColInd", (uintptr_t)csrColInd);
@@ -25567,7 +25567,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCscSetPointers(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     cubind_result = call_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 378), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 378), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "cscColOffsets", (uintptr_t)cscColOffsets);
         cubind__trace_pointer(&cubind_call, "cscRowInd", (uintptr_t)cscRowInd);
@@ -25622,7 +25622,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsr(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     cubind_result = call_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 379), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 379), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "brows", (long long)brows);
         cubind__trace_signed(&cubind_call, "bcols", (long long)bcols);
@@ -25687,7 +25687,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstBsr(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     cubind_result = call_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 380), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 380), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "brows", (long long)brows);
         cubind__trace_signed(&cubind_call, "bcols", (long long)bcols);
@@ -25752,7 +25752,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCoo(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 381), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 381), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25813,7 +25813,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstCoo(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 382), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 382), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25874,7 +25874,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCooGet(cusparseSpMatDescr_t s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     cubind_result = call_cusparseCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 383), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 383), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25935,7 +25935,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstCooGet(cusparseConstSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     cubind_result = call_cusparseConstCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 384), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 384), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25996,7 +25996,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCooSetPointers(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
     cubind_result = call_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 385), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 385), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "cooRows", (uintptr_t)cooRows);
         cubind__trace_pointer(&cubind_call, "cooColumns", (uintptr_t)cooColumns);
@@ -26051,7 +26051,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBlockedEll(cusparseSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 386), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 386), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26112,7 +26112,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstBlockedEll(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 387), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 387), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26173,7 +26173,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseBlockedEllGet(cusparseSpMatDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 388), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 388), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26234,7 +26234,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstBlockedEllGet(cusparseCo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 389), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 389), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26295,7 +26295,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateSlicedEll(cusparseSpMat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 390), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 390), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26359,7 +26359,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstSlicedEll(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 391), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 391), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26423,7 +26423,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateDnMat(cusparseDnMatDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
     cubind_result = call_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 392), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 392), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26481,7 +26481,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstDnMat(cusparseCons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
     cubind_result = call_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 393), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 393), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26539,7 +26539,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyDnMat(cusparseConstDnM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyDnMat(dnMatDescr);
     cubind_result = call_cusparseDestroyDnMat(dnMatDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 394), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 394), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26591,7 +26591,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatGet(cusparseDnMatDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
     cubind_result = call_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 395), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 395), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26649,7 +26649,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnMatGet(cusparseConstDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
     cubind_result = call_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 396), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 396), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26707,7 +26707,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatGetValues(cusparseDnMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatGetValues(dnMatDescr, values);
     cubind_result = call_cusparseDnMatGetValues(dnMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 397), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 397), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26760,7 +26760,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnMatGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnMatGetValues(dnMatDescr, values);
     cubind_result = call_cusparseConstDnMatGetValues(dnMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 398), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 398), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26813,7 +26813,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatSetValues(cusparseDnMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatSetValues(dnMatDescr, values);
     cubind_result = call_cusparseDnMatSetValues(dnMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 399), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 399), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26866,7 +26866,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatSetStridedBatch(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
     cubind_result = call_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 400), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 400), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "batchStride", (long long)batchStride);
@@ -26920,7 +26920,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatGetStridedBatch(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
     cubind_result = call_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 401), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 401), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "batchCount", (uintptr_t)batchCount);
         cubind__trace_pointer(&cubind_call, "batchStride", (uintptr_t)batchStride);
@@ -26974,7 +26974,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseAxpby(cusparseHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseAxpby(handle, alpha, vecX, beta, vecY);
     cubind_result = call_cusparseAxpby(handle, alpha, vecX, beta, vecY);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 402), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 402), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27030,7 +27030,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGather(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGather(handle, vecY, vecX);
     cubind_result = call_cusparseGather(handle, vecY, vecX);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 403), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 403), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "vecY", (uintptr_t)vecY);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27084,7 +27084,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScatter(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScatter(handle, vecX, vecY);
     cubind_result = call_cusparseScatter(handle, vecX, vecY);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 404), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 404), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
         cubind__trace_pointer(&cubind_call, "vecY", (uintptr_t)vecY);
@@ -27138,7 +27138,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseRot(cusparseHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
     cubind_result = call_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 405), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 405), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "c_coeff", (uintptr_t)c_coeff);
         cubind__trace_pointer(&cubind_call, "s_coeff", (uintptr_t)s_coeff);
@@ -27194,7 +27194,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVV_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
     cubind_result = call_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 406), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 406), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opX", trace_enum_7((long long)opX), (long long)opX);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27252,7 +27252,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVV(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     cubind_result = call_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 407), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 407), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opX", trace_enum_7((long long)opX), (long long)opX);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27310,7 +27310,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSparseToDense_bufferSize(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
     cubind_result = call_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 408), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 408), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27366,7 +27366,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSparseToDense(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
     cubind_result = call_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 409), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 409), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27422,7 +27422,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDenseToSparse_bufferSize(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
     cubind_result = call_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 410), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 410), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27478,7 +27478,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDenseToSparse_analysis(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
     cubind_result = call_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 411), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 411), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27534,7 +27534,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDenseToSparse_convert(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
     cubind_result = call_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 412), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 412), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27590,7 +27590,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMV(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 413), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 413), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27651,7 +27651,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMV_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     cubind_result = call_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 414), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 414), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27712,7 +27712,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMV_preprocess(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 415), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 415), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27773,7 +27773,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_createDescr(cusparseSpSV
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_createDescr(descr);
     cubind_result = call_cusparseSpSV_createDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 416), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 416), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -27825,7 +27825,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_destroyDescr(cusparseSpS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_destroyDescr(descr);
     cubind_result = call_cusparseSpSV_destroyDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 417), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 417), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -27877,7 +27877,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     cubind_result = call_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 418), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 418), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27938,7 +27938,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_analysis(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     cubind_result = call_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 419), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 419), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27999,7 +27999,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_solve(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     cubind_result = call_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 420), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 420), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -28059,7 +28059,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_updateMatrix(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
     cubind_result = call_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 421), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 421), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "spsvDescr", (uintptr_t)spsvDescr);
         cubind__trace_pointer(&cubind_call, "newValues", (uintptr_t)newValues);
@@ -28114,7 +28114,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_createDescr(cusparseSpSM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_createDescr(descr);
     cubind_result = call_cusparseSpSM_createDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 422), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 422), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28166,7 +28166,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_destroyDescr(cusparseSpS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_destroyDescr(descr);
     cubind_result = call_cusparseSpSM_destroyDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 423), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 423), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28218,7 +28218,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     cubind_result = call_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 424), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 424), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28280,7 +28280,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_analysis(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     cubind_result = call_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 425), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 425), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28342,7 +28342,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_solve(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     cubind_result = call_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 426), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 426), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28403,7 +28403,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_updateMatrix(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
     cubind_result = call_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 427), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 427), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "spsmDescr", (uintptr_t)spsmDescr);
         cubind__trace_pointer(&cubind_call, "newValues", (uintptr_t)newValues);
@@ -28458,7 +28458,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMM_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     cubind_result = call_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 428), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 428), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28520,7 +28520,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMM_preprocess(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 429), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 429), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28582,7 +28582,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMM(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 430), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 430), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28644,7 +28644,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_createDescr(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_createDescr(descr);
     cubind_result = call_cusparseSpGEMM_createDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 431), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 431), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28696,7 +28696,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_destroyDescr(cusparseS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_destroyDescr(descr);
     cubind_result = call_cusparseSpGEMM_destroyDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 432), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 432), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28748,7 +28748,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_workEstimation(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     cubind_result = call_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 433), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 433), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28812,7 +28812,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_getNumProducts(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
     cubind_result = call_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 434), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 434), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spgemmDescr", (uintptr_t)spgemmDescr);
         cubind__trace_pointer(&cubind_call, "num_prods", (uintptr_t)num_prods);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -28865,7 +28865,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_estimateMemory(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     cubind_result = call_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 435), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 435), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28931,7 +28931,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_compute(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     cubind_result = call_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 436), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 436), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28995,7 +28995,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_copy(cusparseHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     cubind_result = call_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 437), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 437), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29057,7 +29057,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_workEstimation(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     cubind_result = call_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 438), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 438), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29118,7 +29118,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_nnz(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     cubind_result = call_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 439), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 439), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29183,7 +29183,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_copy(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     cubind_result = call_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 440), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 440), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29244,7 +29244,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_compute(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     cubind_result = call_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 441), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 441), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29306,7 +29306,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSDDMM_bufferSize(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     cubind_result = call_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 442), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 442), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29368,7 +29368,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSDDMM_preprocess(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 443), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 443), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29430,7 +29430,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSDDMM(cusparseHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 444), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 444), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29492,7 +29492,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMMOp_createPlan(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     cubind_result = call_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 445), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 445), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
@@ -29559,7 +29559,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMMOp(cusparseSpMMOpPlan_t p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMMOp(plan, externalBuffer);
     cubind_result = call_cusparseSpMMOp(plan, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 446), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 446), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_pointer(&cubind_call, "externalBuffer", (uintptr_t)externalBuffer);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -29612,7 +29612,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMMOp_destroyPlan(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMMOp_destroyPlan(plan);
     cubind_result = call_cusparseSpMMOp_destroyPlan(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 447), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 447), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -29664,7 +29664,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csr_bufferSizeExt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 448), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 448), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29726,7 +29726,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrNnz(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseHpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 449), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 449), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29787,7 +29787,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csr(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseHpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 450), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 450), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29849,7 +29849,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csr_bufferSizeExt(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 451), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 451), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29914,7 +29914,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrNnz(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 452), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 452), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29978,7 +29978,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csr(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 453), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 453), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30043,7 +30043,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrByPercentage_b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 454), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 454), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30106,7 +30106,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrNnzByPercentag
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseHpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 455), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 455), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30168,7 +30168,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrByPercentage(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseHpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 456), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 456), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30231,7 +30231,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrByPercentage_buf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 457), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 457), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30297,7 +30297,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrNnzByPercentage(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 458), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 458), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30362,7 +30362,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrByPercentage(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 459), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 459), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);

@@ -3239,7 +3239,7 @@ static CUBIND_COLD CUresult traced_cuGetErrorString(CUresult error, const char *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetErrorString(error, pStr);
     cubind_result = call_cuGetErrorString(error, pStr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 0), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 0), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
         cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3292,7 +3292,7 @@ static CUBIND_COLD CUresult traced_cuGetErrorName(CUresult error, const char **p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetErrorName(error, pStr);
     cubind_result = call_cuGetErrorName(error, pStr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 1), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 1), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
         cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3345,7 +3345,7 @@ static CUBIND_COLD CUresult traced_cuInit(unsigned int Flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuInit(Flags);
     cubind_result = call_cuInit(Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 2), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 2), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3397,7 +3397,7 @@ static CUBIND_COLD CUresult traced_cuDriverGetVersion(int *driverVersion)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDriverGetVersion(driverVersion);
     cubind_result = call_cuDriverGetVersion(driverVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 3), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 3), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3449,7 +3449,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGet(CUdevice *device, int ordinal)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGet(device, ordinal);
     cubind_result = call_cuDeviceGet(device, ordinal);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 4), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 4), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_signed(&cubind_call, "ordinal", (long long)ordinal);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3502,7 +3502,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetCount(int *count)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetCount(count);
     cubind_result = call_cuDeviceGetCount(count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 5), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 5), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3554,7 +3554,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetName(char *name, int len, CUdevice
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetName(name, len, dev);
     cubind_result = call_cuDeviceGetName(name, len, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 6), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 6), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_signed(&cubind_call, "len", (long long)len);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -3608,7 +3608,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetUuid_v2(uuid, dev);
     cubind_result = call_cuDeviceGetUuid_v2(uuid, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 7), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 7), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "uuid", (uintptr_t)uuid);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3661,7 +3661,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetLuid(char *luid, unsigned int *dev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
     cubind_result = call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 8), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 8), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "luid", (uintptr_t)luid);
         cubind__trace_pointer(&cubind_call, "deviceNodeMask", (uintptr_t)deviceNodeMask);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -3715,7 +3715,7 @@ static CUBIND_COLD CUresult traced_cuDeviceTotalMem_v2(size_t *bytes, CUdevice d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceTotalMem_v2(bytes, dev);
     cubind_result = call_cuDeviceTotalMem_v2(bytes, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 9), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 9), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3768,7 +3768,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetTexture1DLinearMaxWidth(size_t *ma
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
     cubind_result = call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 10), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 10), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
         cubind__trace_enum(&cubind_call, "format", trace_enum_1((long long)format), (long long)format);
         cubind__trace_unsigned(&cubind_call, "numChannels", (unsigned long long)numChannels);
@@ -3823,7 +3823,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetAttribute(int *pi, CUdevice_attrib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetAttribute(pi, attrib, dev);
     cubind_result = call_cuDeviceGetAttribute(pi, attrib, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 11), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 11), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_2((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -3877,7 +3877,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetHostAtomicCapabilities(unsigned in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
     cubind_result = call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 12), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 12), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
         cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -3932,7 +3932,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetNvSciSyncAttributes(void *nvSciSyn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
     cubind_result = call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 13), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 13), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_signed(&cubind_call, "flags", (long long)flags);
@@ -3986,7 +3986,7 @@ static CUBIND_COLD CUresult traced_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceSetMemPool(dev, pool);
     cubind_result = call_cuDeviceSetMemPool(dev, pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 14), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 14), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4039,7 +4039,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetMemPool(pool, dev);
     cubind_result = call_cuDeviceGetMemPool(pool, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 15), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 15), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4092,7 +4092,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetDefaultMemPool(pool_out, dev);
     cubind_result = call_cuDeviceGetDefaultMemPool(pool_out, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 16), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 16), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4145,7 +4145,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetExecAffinitySupport(int *pi, CUexe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetExecAffinitySupport(pi, type, dev);
     cubind_result = call_cuDeviceGetExecAffinitySupport(pi, type, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 17), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 17), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -4199,7 +4199,7 @@ static CUBIND_COLD CUresult traced_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFlushGPUDirectRDMAWrites(target, scope);
     cubind_result = call_cuFlushGPUDirectRDMAWrites(target, scope);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 18), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 18), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "target", trace_enum_4((long long)target), (long long)target);
         cubind__trace_enum(&cubind_call, "scope", trace_enum_5((long long)scope), (long long)scope);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4252,7 +4252,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetProperties(CUdevprop *prop, CUdevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetProperties(prop, dev);
     cubind_result = call_cuDeviceGetProperties(prop, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 19), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 19), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4305,7 +4305,7 @@ static CUBIND_COLD CUresult traced_cuDeviceComputeCapability(int *major, int *mi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceComputeCapability(major, minor, dev);
     cubind_result = call_cuDeviceComputeCapability(major, minor, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 20), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 20), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -4359,7 +4359,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUd
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxRetain(pctx, dev);
     cubind_result = call_cuDevicePrimaryCtxRetain(pctx, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 21), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 21), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4412,7 +4412,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxRelease_v2(dev);
     cubind_result = call_cuDevicePrimaryCtxRelease_v2(dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 22), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 22), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4464,7 +4464,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, u
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
     cubind_result = call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 23), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 23), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4517,7 +4517,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxGetState(CUdevice dev, unsi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxGetState(dev, flags, active);
     cubind_result = call_cuDevicePrimaryCtxGetState(dev, flags, active);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 24), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 24), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "active", (uintptr_t)active);
@@ -4571,7 +4571,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxReset_v2(CUdevice dev)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxReset_v2(dev);
     cubind_result = call_cuDevicePrimaryCtxReset_v2(dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 25), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 25), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4623,7 +4623,7 @@ static CUBIND_COLD CUresult traced_cuCtxCreate_v4(CUcontext *pctx, CUctxCreatePa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
     cubind_result = call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 26), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 26), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_pointer(&cubind_call, "ctxCreateParams", (uintptr_t)ctxCreateParams);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -4678,7 +4678,7 @@ static CUBIND_COLD CUresult traced_cuCtxDestroy_v2(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxDestroy_v2(ctx);
     cubind_result = call_cuCtxDestroy_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 27), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 27), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4730,7 +4730,7 @@ static CUBIND_COLD CUresult traced_cuCtxPushCurrent_v2(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxPushCurrent_v2(ctx);
     cubind_result = call_cuCtxPushCurrent_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 28), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 28), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4782,7 +4782,7 @@ static CUBIND_COLD CUresult traced_cuCtxPopCurrent_v2(CUcontext *pctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxPopCurrent_v2(pctx);
     cubind_result = call_cuCtxPopCurrent_v2(pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 29), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 29), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4834,7 +4834,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetCurrent(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetCurrent(ctx);
     cubind_result = call_cuCtxSetCurrent(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 30), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 30), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4886,7 +4886,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetCurrent(CUcontext *pctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetCurrent(pctx);
     cubind_result = call_cuCtxGetCurrent(pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 31), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 31), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4938,7 +4938,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetDevice(CUdevice *device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetDevice(device);
     cubind_result = call_cuCtxGetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 32), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 32), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4990,7 +4990,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetDevice_v2(CUdevice *device, CUcontext
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetDevice_v2(device, ctx);
     cubind_result = call_cuCtxGetDevice_v2(device, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 33), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 33), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5043,7 +5043,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetFlags(unsigned int *flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetFlags(flags);
     cubind_result = call_cuCtxGetFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 34), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 34), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5095,7 +5095,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetFlags(unsigned int flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetFlags(flags);
     cubind_result = call_cuCtxSetFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 35), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 35), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5147,7 +5147,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetId(CUcontext ctx, unsigned long long 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetId(ctx, ctxId);
     cubind_result = call_cuCtxGetId(ctx, ctxId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 36), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 36), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_pointer(&cubind_call, "ctxId", (uintptr_t)ctxId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5200,7 +5200,7 @@ static CUBIND_COLD CUresult traced_cuCtxSynchronize(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSynchronize();
     cubind_result = call_cuCtxSynchronize();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 37), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 37), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -5251,7 +5251,7 @@ static CUBIND_COLD CUresult traced_cuCtxSynchronize_v2(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSynchronize_v2(ctx);
     cubind_result = call_cuCtxSynchronize_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 38), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 38), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5303,7 +5303,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetLimit(CUlimit limit, size_t value)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetLimit(limit, value);
     cubind_result = call_cuCtxSetLimit(limit, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 39), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 39), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5356,7 +5356,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetLimit(pvalue, limit);
     cubind_result = call_cuCtxGetLimit(pvalue, limit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 40), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 40), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pvalue", (uintptr_t)pvalue);
         cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5409,7 +5409,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetCacheConfig(pconfig);
     cubind_result = call_cuCtxGetCacheConfig(pconfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 41), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 41), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pconfig", (uintptr_t)pconfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5461,7 +5461,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetCacheConfig(CUfunc_cache config)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetCacheConfig(config);
     cubind_result = call_cuCtxSetCacheConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 42), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 42), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5513,7 +5513,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetApiVersion(CUcontext ctx, unsigned in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetApiVersion(ctx, version);
     cubind_result = call_cuCtxGetApiVersion(ctx, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 43), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 43), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5566,7 +5566,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetStreamPriorityRange(int *leastPriorit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
     cubind_result = call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 44), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 44), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
         cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5619,7 +5619,7 @@ static CUBIND_COLD CUresult traced_cuCtxResetPersistingL2Cache(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxResetPersistingL2Cache();
     cubind_result = call_cuCtxResetPersistingL2Cache();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 45), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 45), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -5670,7 +5670,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetExecAffinity(CUexecAffinityParam *pEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetExecAffinity(pExecAffinity, type);
     cubind_result = call_cuCtxGetExecAffinity(pExecAffinity, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 46), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 46), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pExecAffinity", (uintptr_t)pExecAffinity);
         cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5723,7 +5723,7 @@ static CUBIND_COLD CUresult traced_cuCtxRecordEvent(CUcontext hCtx, CUevent hEve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxRecordEvent(hCtx, hEvent);
     cubind_result = call_cuCtxRecordEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 47), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 47), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5776,7 +5776,7 @@ static CUBIND_COLD CUresult traced_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxWaitEvent(hCtx, hEvent);
     cubind_result = call_cuCtxWaitEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 48), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 48), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5829,7 +5829,7 @@ static CUBIND_COLD CUresult traced_cuCtxAttach(CUcontext *pctx, unsigned int fla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxAttach(pctx, flags);
     cubind_result = call_cuCtxAttach(pctx, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 49), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 49), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5882,7 +5882,7 @@ static CUBIND_COLD CUresult traced_cuCtxDetach(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxDetach(ctx);
     cubind_result = call_cuCtxDetach(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 50), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 50), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5934,7 +5934,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetSharedMemConfig(CUsharedconfig *pConf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetSharedMemConfig(pConfig);
     cubind_result = call_cuCtxGetSharedMemConfig(pConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 51), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 51), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5986,7 +5986,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetSharedMemConfig(CUsharedconfig config
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetSharedMemConfig(config);
     cubind_result = call_cuCtxSetSharedMemConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 52), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 52), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6038,7 +6038,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoad(CUmodule *module, const char *fn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoad(module, fname);
     cubind_result = call_cuModuleLoad(module, fname);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 53), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 53), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "fname", (uintptr_t)fname);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6091,7 +6091,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoadData(CUmodule *module, const void
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoadData(module, image);
     cubind_result = call_cuModuleLoadData(module, image);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 54), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 54), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6144,7 +6144,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoadDataEx(CUmodule *module, const vo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
     cubind_result = call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 55), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 55), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
         cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
@@ -6200,7 +6200,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoadFatBinary(CUmodule *module, const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoadFatBinary(module, fatCubin);
     cubind_result = call_cuModuleLoadFatBinary(module, fatCubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 56), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 56), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "fatCubin", (uintptr_t)fatCubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6253,7 +6253,7 @@ static CUBIND_COLD CUresult traced_cuModuleUnload(CUmodule hmod)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleUnload(hmod);
     cubind_result = call_cuModuleUnload(hmod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 57), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 57), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6305,7 +6305,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetLoadingMode(CUmoduleLoadingMode *m
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetLoadingMode(mode);
     cubind_result = call_cuModuleGetLoadingMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 58), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 58), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6357,7 +6357,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetFunction(CUfunction *hfunc, CUmodu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetFunction(hfunc, hmod, name);
     cubind_result = call_cuModuleGetFunction(hfunc, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 59), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 59), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -6411,7 +6411,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetFunctionCount(unsigned int *count,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetFunctionCount(count, mod);
     cubind_result = call_cuModuleGetFunctionCount(count, mod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 60), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 60), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6464,7 +6464,7 @@ static CUBIND_COLD CUresult traced_cuModuleEnumerateFunctions(CUfunction *functi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
     cubind_result = call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 61), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 61), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "functions", (uintptr_t)functions);
         cubind__trace_unsigned(&cubind_call, "numFunctions", (unsigned long long)numFunctions);
         cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
@@ -6518,7 +6518,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
     cubind_result = call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 62), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 62), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
@@ -6573,7 +6573,7 @@ static CUBIND_COLD CUresult traced_cuLinkCreate_v2(unsigned int numOptions, CUji
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
     cubind_result = call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 63), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 63), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
         cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
@@ -6628,7 +6628,7 @@ static CUBIND_COLD CUresult traced_cuLinkAddData_v2(CUlinkState state, CUjitInpu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
     cubind_result = call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 64), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 64), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -6687,7 +6687,7 @@ static CUBIND_COLD CUresult traced_cuLinkAddFile_v2(CUlinkState state, CUjitInpu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
     cubind_result = call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 65), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 65), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
@@ -6744,7 +6744,7 @@ static CUBIND_COLD CUresult traced_cuLinkComplete(CUlinkState state, void **cubi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkComplete(state, cubinOut, sizeOut);
     cubind_result = call_cuLinkComplete(state, cubinOut, sizeOut);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 66), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 66), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_pointer(&cubind_call, "cubinOut", (uintptr_t)cubinOut);
         cubind__trace_pointer(&cubind_call, "sizeOut", (uintptr_t)sizeOut);
@@ -6798,7 +6798,7 @@ static CUBIND_COLD CUresult traced_cuLinkDestroy(CUlinkState state)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkDestroy(state);
     cubind_result = call_cuLinkDestroy(state);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 67), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 67), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6850,7 +6850,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetTexRef(pTexRef, hmod, name);
     cubind_result = call_cuModuleGetTexRef(pTexRef, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 68), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 68), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -6904,7 +6904,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetSurfRef(pSurfRef, hmod, name);
     cubind_result = call_cuModuleGetSurfRef(pSurfRef, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 69), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 69), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pSurfRef", (uintptr_t)pSurfRef);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -6958,7 +6958,7 @@ static CUBIND_COLD CUresult traced_cuLibraryLoadData(CUlibrary *library, const v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_result = call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 70), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 70), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
         cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
@@ -7017,7 +7017,7 @@ static CUBIND_COLD CUresult traced_cuLibraryLoadFromFile(CUlibrary *library, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_result = call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 71), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 71), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
         cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
@@ -7076,7 +7076,7 @@ static CUBIND_COLD CUresult traced_cuLibraryUnload(CUlibrary library)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryUnload(library);
     cubind_result = call_cuLibraryUnload(library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 72), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 72), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7128,7 +7128,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetKernel(CUkernel *pKernel, CUlibra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetKernel(pKernel, library, name);
     cubind_result = call_cuLibraryGetKernel(pKernel, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 73), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 73), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -7182,7 +7182,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetKernelCount(unsigned int *count, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetKernelCount(count, lib);
     cubind_result = call_cuLibraryGetKernelCount(count, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 74), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 74), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7235,7 +7235,7 @@ static CUBIND_COLD CUresult traced_cuLibraryEnumerateKernels(CUkernel *kernels, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
     cubind_result = call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 75), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 75), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
         cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
         cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
@@ -7289,7 +7289,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetModule(CUmodule *pMod, CUlibrary 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetModule(pMod, library);
     cubind_result = call_cuLibraryGetModule(pMod, library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 76), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 76), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pMod", (uintptr_t)pMod);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7342,7 +7342,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetFunction(CUfunction *pFunc, CUkern
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetFunction(pFunc, kernel);
     cubind_result = call_cuKernelGetFunction(pFunc, kernel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 77), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 77), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFunc", (uintptr_t)pFunc);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7395,7 +7395,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetLibrary(CUlibrary *pLib, CUkernel 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetLibrary(pLib, kernel);
     cubind_result = call_cuKernelGetLibrary(pLib, kernel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 78), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 78), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pLib", (uintptr_t)pLib);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7448,7 +7448,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetGlobal(dptr, bytes, library, name);
     cubind_result = call_cuLibraryGetGlobal(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 79), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 79), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
@@ -7503,7 +7503,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetManaged(CUdeviceptr *dptr, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetManaged(dptr, bytes, library, name);
     cubind_result = call_cuLibraryGetManaged(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 80), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 80), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
@@ -7558,7 +7558,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetUnifiedFunction(void **fptr, CUli
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
     cubind_result = call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 81), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 81), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
@@ -7612,7 +7612,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetAttribute(int *pi, CUfunction_attr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetAttribute(pi, attrib, kernel, dev);
     cubind_result = call_cuKernelGetAttribute(pi, attrib, kernel, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 82), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 82), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
@@ -7667,7 +7667,7 @@ static CUBIND_COLD CUresult traced_cuKernelSetAttribute(CUfunction_attribute att
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelSetAttribute(attrib, val, kernel, dev);
     cubind_result = call_cuKernelSetAttribute(attrib, val, kernel, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 83), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 83), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "val", (long long)val);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
@@ -7722,7 +7722,7 @@ static CUBIND_COLD CUresult traced_cuKernelSetCacheConfig(CUkernel kernel, CUfun
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelSetCacheConfig(kernel, config, dev);
     cubind_result = call_cuKernelSetCacheConfig(kernel, config, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 84), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 84), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -7776,7 +7776,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetName(const char **name, CUkernel h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetName(name, hfunc);
     cubind_result = call_cuKernelGetName(name, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 85), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 85), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7829,7 +7829,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetParamInfo(CUkernel kernel, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
     cubind_result = call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 86), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 86), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
         cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
@@ -7884,7 +7884,7 @@ static CUBIND_COLD CUresult traced_cuMemGetInfo_v2(size_t *free, size_t *total)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetInfo_v2(free, total);
     cubind_result = call_cuMemGetInfo_v2(free, total);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 87), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 87), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
         cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7937,7 +7937,7 @@ static CUBIND_COLD CUresult traced_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAlloc_v2(dptr, bytesize);
     cubind_result = call_cuMemAlloc_v2(dptr, bytesize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 88), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 88), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7990,7 +7990,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     cubind_result = call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 89), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 89), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "pPitch", (uintptr_t)pPitch);
         cubind__trace_unsigned(&cubind_call, "WidthInBytes", (unsigned long long)WidthInBytes);
@@ -8046,7 +8046,7 @@ static CUBIND_COLD CUresult traced_cuMemFree_v2(CUdeviceptr dptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemFree_v2(dptr);
     cubind_result = call_cuMemFree_v2(dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 90), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 90), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8098,7 +8098,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAddressRange_v2(CUdeviceptr *pbase, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAddressRange_v2(pbase, psize, dptr);
     cubind_result = call_cuMemGetAddressRange_v2(pbase, psize, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 91), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 91), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pbase", (uintptr_t)pbase);
         cubind__trace_pointer(&cubind_call, "psize", (uintptr_t)psize);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
@@ -8152,7 +8152,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocHost_v2(void **pp, size_t bytesize)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocHost_v2(pp, bytesize);
     cubind_result = call_cuMemAllocHost_v2(pp, bytesize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 92), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 92), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8205,7 +8205,7 @@ static CUBIND_COLD CUresult traced_cuMemFreeHost(void *p)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemFreeHost(p);
     cubind_result = call_cuMemFreeHost(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 93), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 93), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8257,7 +8257,7 @@ static CUBIND_COLD CUresult traced_cuMemHostAlloc(void **pp, size_t bytesize, un
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostAlloc(pp, bytesize, Flags);
     cubind_result = call_cuMemHostAlloc(pp, bytesize, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 94), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 94), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -8311,7 +8311,7 @@ static CUBIND_COLD CUresult traced_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
     cubind_result = call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 95), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 95), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -8365,7 +8365,7 @@ static CUBIND_COLD CUresult traced_cuMemHostGetFlags(unsigned int *pFlags, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostGetFlags(pFlags, p);
     cubind_result = call_cuMemHostGetFlags(pFlags, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 96), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 96), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8418,7 +8418,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocManaged(CUdeviceptr *dptr, size_t b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocManaged(dptr, bytesize, flags);
     cubind_result = call_cuMemAllocManaged(dptr, bytesize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 97), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 97), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -8472,7 +8472,7 @@ static CUBIND_COLD CUresult traced_cuDeviceRegisterAsyncNotification(CUdevice de
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
     cubind_result = call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 98), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 98), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -8527,7 +8527,7 @@ static CUBIND_COLD CUresult traced_cuDeviceUnregisterAsyncNotification(CUdevice 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceUnregisterAsyncNotification(device, callback);
     cubind_result = call_cuDeviceUnregisterAsyncNotification(device, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 99), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 99), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8580,7 +8580,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetByPCIBusId(CUdevice *dev, const ch
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetByPCIBusId(dev, pciBusId);
     cubind_result = call_cuDeviceGetByPCIBusId(dev, pciBusId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 100), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 100), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dev", (uintptr_t)dev);
         cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8633,7 +8633,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetPCIBusId(char *pciBusId, int len, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetPCIBusId(pciBusId, len, dev);
     cubind_result = call_cuDeviceGetPCIBusId(pciBusId, len, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 101), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 101), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
         cubind__trace_signed(&cubind_call, "len", (long long)len);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -8687,7 +8687,7 @@ static CUBIND_COLD CUresult traced_cuIpcGetEventHandle(CUipcEventHandle *pHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcGetEventHandle(pHandle, event);
     cubind_result = call_cuIpcGetEventHandle(pHandle, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 102), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 102), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8740,7 +8740,7 @@ static CUBIND_COLD CUresult traced_cuIpcOpenEventHandle(CUevent *phEvent, CUipcE
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcOpenEventHandle(phEvent, handle);
     cubind_result = call_cuIpcOpenEventHandle(phEvent, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 103), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 103), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
         cubind__trace_record(&cubind_call, "handle");
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8793,7 +8793,7 @@ static CUBIND_COLD CUresult traced_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcGetMemHandle(pHandle, dptr);
     cubind_result = call_cuIpcGetMemHandle(pHandle, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 104), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 104), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8846,7 +8846,7 @@ static CUBIND_COLD CUresult traced_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
     cubind_result = call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 105), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 105), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
         cubind__trace_record(&cubind_call, "handle");
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -8900,7 +8900,7 @@ static CUBIND_COLD CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcCloseMemHandle(dptr);
     cubind_result = call_cuIpcCloseMemHandle(dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 106), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 106), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8952,7 +8952,7 @@ static CUBIND_COLD CUresult traced_cuMemHostRegister_v2(void *p, size_t bytesize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostRegister_v2(p, bytesize, Flags);
     cubind_result = call_cuMemHostRegister_v2(p, bytesize, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 107), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 107), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -9006,7 +9006,7 @@ static CUBIND_COLD CUresult traced_cuMemHostUnregister(void *p)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostUnregister(p);
     cubind_result = call_cuMemHostUnregister(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 108), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 108), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9058,7 +9058,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy(dst, src, ByteCount);
     cubind_result = call_cuMemcpy(dst, src, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 109), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 109), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
         cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9112,7 +9112,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     cubind_result = call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 110), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 110), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
@@ -9168,7 +9168,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
     cubind_result = call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 111), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 111), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9222,7 +9222,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr sr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
     cubind_result = call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 112), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 112), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9276,7 +9276,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
     cubind_result = call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 113), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 113), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9330,7 +9330,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
     cubind_result = call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 114), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 114), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
@@ -9385,7 +9385,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
     cubind_result = call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 115), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 115), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
         cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
@@ -9440,7 +9440,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
     cubind_result = call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 116), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 116), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
@@ -9495,7 +9495,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
     cubind_result = call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 117), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 117), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
         cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
@@ -9550,7 +9550,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     cubind_result = call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 118), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 118), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
@@ -9606,7 +9606,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy2D_v2(pCopy);
     cubind_result = call_cuMemcpy2D_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 119), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 119), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9658,7 +9658,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy2DUnaligned_v2(pCopy);
     cubind_result = call_cuMemcpy2DUnaligned_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 120), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 120), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9710,7 +9710,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3D_v2(pCopy);
     cubind_result = call_cuMemcpy3D_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 121), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 121), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9762,7 +9762,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCop
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DPeer(pCopy);
     cubind_result = call_cuMemcpy3DPeer(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 122), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 122), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9814,7 +9814,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr sr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAsync(dst, src, ByteCount, hStream);
     cubind_result = call_cuMemcpyAsync(dst, src, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 123), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 123), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
         cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9869,7 +9869,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUco
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     cubind_result = call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 124), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 124), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
@@ -9926,7 +9926,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
     cubind_result = call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 125), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 125), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9981,7 +9981,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoHAsync_v2(void *dstHost, CUdevicep
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
     cubind_result = call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 126), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 126), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -10036,7 +10036,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
     cubind_result = call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 127), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 127), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -10091,7 +10091,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
     cubind_result = call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 128), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 128), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
@@ -10147,7 +10147,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
     cubind_result = call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 129), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 129), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
         cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
@@ -10203,7 +10203,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy2DAsync_v2(pCopy, hStream);
     cubind_result = call_cuMemcpy2DAsync_v2(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 130), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 130), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10256,7 +10256,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DAsync_v2(pCopy, hStream);
     cubind_result = call_cuMemcpy3DAsync_v2(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 131), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 131), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10309,7 +10309,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DPeerAsync(pCopy, hStream);
     cubind_result = call_cuMemcpy3DPeerAsync(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 132), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 132), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10362,7 +10362,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     cubind_result = call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 133), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 133), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
         cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
@@ -10421,7 +10421,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_M
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
     cubind_result = call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 134), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 134), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
         cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -10476,7 +10476,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD8_v2(dstDevice, uc, N);
     cubind_result = call_cuMemsetD8_v2(dstDevice, uc, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 135), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 135), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10530,7 +10530,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD16_v2(dstDevice, us, N);
     cubind_result = call_cuMemsetD16_v2(dstDevice, us, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 136), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 136), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10584,7 +10584,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD32_v2(dstDevice, ui, N);
     cubind_result = call_cuMemsetD32_v2(dstDevice, ui, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 137), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 137), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10638,7 +10638,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
     cubind_result = call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 138), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 138), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
@@ -10694,7 +10694,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
     cubind_result = call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 139), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 139), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
@@ -10750,7 +10750,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
     cubind_result = call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 140), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 140), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
@@ -10806,7 +10806,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD8Async(CUdeviceptr dstDevice, unsign
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD8Async(dstDevice, uc, N, hStream);
     cubind_result = call_cuMemsetD8Async(dstDevice, uc, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 141), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 141), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10861,7 +10861,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD16Async(CUdeviceptr dstDevice, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD16Async(dstDevice, us, N, hStream);
     cubind_result = call_cuMemsetD16Async(dstDevice, us, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 142), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 142), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10916,7 +10916,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD32Async(CUdeviceptr dstDevice, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD32Async(dstDevice, ui, N, hStream);
     cubind_result = call_cuMemsetD32Async(dstDevice, ui, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 143), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 143), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10971,7 +10971,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D8Async(CUdeviceptr dstDevice, size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
     cubind_result = call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 144), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 144), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
@@ -11028,7 +11028,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D16Async(CUdeviceptr dstDevice, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
     cubind_result = call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 145), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 145), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
@@ -11085,7 +11085,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D32Async(CUdeviceptr dstDevice, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
     cubind_result = call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 146), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 146), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
@@ -11142,7 +11142,7 @@ static CUBIND_COLD CUresult traced_cuArrayCreate_v2(CUarray *pHandle, const CUDA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayCreate_v2(pHandle, pAllocateArray);
     cubind_result = call_cuArrayCreate_v2(pHandle, pAllocateArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 147), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 147), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11195,7 +11195,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
     cubind_result = call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 148), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 148), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11248,7 +11248,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetSparseProperties(sparseProperties, array);
     cubind_result = call_cuArrayGetSparseProperties(sparseProperties, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 149), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 149), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11301,7 +11301,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayGetSparseProperties(CUDA_ARRA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
     cubind_result = call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 150), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 150), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11354,7 +11354,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMOR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
     cubind_result = call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 151), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 151), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -11408,7 +11408,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayGetMemoryRequirements(CUDA_AR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
     cubind_result = call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 152), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 152), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -11462,7 +11462,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetPlane(CUarray *pPlaneArray, CUarray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
     cubind_result = call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 153), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 153), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
@@ -11516,7 +11516,7 @@ static CUBIND_COLD CUresult traced_cuArrayDestroy(CUarray hArray)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayDestroy(hArray);
     cubind_result = call_cuArrayDestroy(hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 154), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 154), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11568,7 +11568,7 @@ static CUBIND_COLD CUresult traced_cuArray3DCreate_v2(CUarray *pHandle, const CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArray3DCreate_v2(pHandle, pAllocateArray);
     cubind_result = call_cuArray3DCreate_v2(pHandle, pAllocateArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 155), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 155), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11621,7 +11621,7 @@ static CUBIND_COLD CUresult traced_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
     cubind_result = call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 156), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 156), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11674,7 +11674,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayCreate(CUmipmappedArray *pHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     cubind_result = call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 157), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 157), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "pMipmappedArrayDesc", (uintptr_t)pMipmappedArrayDesc);
         cubind__trace_unsigned(&cubind_call, "numMipmapLevels", (unsigned long long)numMipmapLevels);
@@ -11728,7 +11728,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayGetLevel(CUarray *pLevelArray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
     cubind_result = call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 158), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 158), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pLevelArray", (uintptr_t)pLevelArray);
         cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
         cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
@@ -11782,7 +11782,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayDestroy(CUmipmappedArray hMip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayDestroy(hMipmappedArray);
     cubind_result = call_cuMipmappedArrayDestroy(hMipmappedArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 159), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 159), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11834,7 +11834,7 @@ static CUBIND_COLD CUresult traced_cuMemGetHandleForAddressRange(void *handle, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
     cubind_result = call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 160), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 160), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -11890,7 +11890,7 @@ static CUBIND_COLD CUresult traced_cuMemBatchDecompressAsync(CUmemDecompressPara
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
     cubind_result = call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 161), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 161), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -11946,7 +11946,7 @@ static CUBIND_COLD CUresult traced_cuMemAddressReserve(CUdeviceptr *ptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
     cubind_result = call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 162), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 162), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "alignment", (unsigned long long)alignment);
@@ -12002,7 +12002,7 @@ static CUBIND_COLD CUresult traced_cuMemAddressFree(CUdeviceptr ptr, size_t size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAddressFree(ptr, size);
     cubind_result = call_cuMemAddressFree(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 163), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 163), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12055,7 +12055,7 @@ static CUBIND_COLD CUresult traced_cuMemCreate(CUmemGenericAllocationHandle *han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemCreate(handle, size, prop, flags);
     cubind_result = call_cuMemCreate(handle, size, prop, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 164), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 164), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
@@ -12110,7 +12110,7 @@ static CUBIND_COLD CUresult traced_cuMemRelease(CUmemGenericAllocationHandle han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRelease(handle);
     cubind_result = call_cuMemRelease(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 165), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 165), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12162,7 +12162,7 @@ static CUBIND_COLD CUresult traced_cuMemMap(CUdeviceptr ptr, size_t size, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemMap(ptr, size, offset, handle, flags);
     cubind_result = call_cuMemMap(ptr, size, offset, handle, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 166), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 166), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
@@ -12218,7 +12218,7 @@ static CUBIND_COLD CUresult traced_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoLis
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemMapArrayAsync(mapInfoList, count, hStream);
     cubind_result = call_cuMemMapArrayAsync(mapInfoList, count, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 167), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 167), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mapInfoList", (uintptr_t)mapInfoList);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -12272,7 +12272,7 @@ static CUBIND_COLD CUresult traced_cuMemUnmap(CUdeviceptr ptr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemUnmap(ptr, size);
     cubind_result = call_cuMemUnmap(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 168), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 168), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12325,7 +12325,7 @@ static CUBIND_COLD CUresult traced_cuMemSetAccess(CUdeviceptr ptr, size_t size, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemSetAccess(ptr, size, desc, count);
     cubind_result = call_cuMemSetAccess(ptr, size, desc, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 169), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 169), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
@@ -12380,7 +12380,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAccess(unsigned long long *flags, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAccess(flags, location, ptr);
     cubind_result = call_cuMemGetAccess(flags, location, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 170), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 170), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
@@ -12434,7 +12434,7 @@ static CUBIND_COLD CUresult traced_cuMemExportToShareableHandle(void *shareableH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
     cubind_result = call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 171), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 171), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
         cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
@@ -12489,7 +12489,7 @@ static CUBIND_COLD CUresult traced_cuMemImportFromShareableHandle(CUmemGenericAl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
     cubind_result = call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 172), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 172), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "osHandle", (uintptr_t)osHandle);
         cubind__trace_enum(&cubind_call, "shHandleType", trace_enum_12((long long)shHandleType), (long long)shHandleType);
@@ -12543,7 +12543,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAllocationGranularity(size_t *granula
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAllocationGranularity(granularity, prop, option);
     cubind_result = call_cuMemGetAllocationGranularity(granularity, prop, option);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 173), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 173), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_enum(&cubind_call, "option", trace_enum_13((long long)option), (long long)option);
@@ -12597,7 +12597,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAllocationPropertiesFromHandle(CUmemA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
     cubind_result = call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 174), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 174), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12650,7 +12650,7 @@ static CUBIND_COLD CUresult traced_cuMemRetainAllocationHandle(CUmemGenericAlloc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRetainAllocationHandle(handle, addr);
     cubind_result = call_cuMemRetainAllocationHandle(handle, addr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 175), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 175), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "addr", (uintptr_t)addr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12703,7 +12703,7 @@ static CUBIND_COLD CUresult traced_cuMemFreeAsync(CUdeviceptr dptr, CUstream hSt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemFreeAsync(dptr, hStream);
     cubind_result = call_cuMemFreeAsync(dptr, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 176), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 176), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12756,7 +12756,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocAsync(CUdeviceptr *dptr, size_t byt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocAsync(dptr, bytesize, hStream);
     cubind_result = call_cuMemAllocAsync(dptr, bytesize, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 177), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 177), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -12810,7 +12810,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolTrimTo(CUmemoryPool pool, size_t min
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolTrimTo(pool, minBytesToKeep);
     cubind_result = call_cuMemPoolTrimTo(pool, minBytesToKeep);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 178), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 178), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12863,7 +12863,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolSetAttribute(CUmemoryPool pool, CUme
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolSetAttribute(pool, attr, value);
     cubind_result = call_cuMemPoolSetAttribute(pool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 179), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 179), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -12917,7 +12917,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolGetAttribute(CUmemoryPool pool, CUme
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolGetAttribute(pool, attr, value);
     cubind_result = call_cuMemPoolGetAttribute(pool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 180), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 180), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -12971,7 +12971,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolSetAccess(CUmemoryPool pool, const C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolSetAccess(pool, map, count);
     cubind_result = call_cuMemPoolSetAccess(pool, map, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 181), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 181), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "map", (uintptr_t)map);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -13025,7 +13025,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolGetAccess(CUmemAccess_flags *flags, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolGetAccess(flags, memPool, location);
     cubind_result = call_cuMemPoolGetAccess(flags, memPool, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 182), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 182), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
@@ -13079,7 +13079,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolCreate(CUmemoryPool *pool, const CUm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolCreate(pool, poolProps);
     cubind_result = call_cuMemPoolCreate(pool, poolProps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 183), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 183), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13132,7 +13132,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolDestroy(CUmemoryPool pool)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolDestroy(pool);
     cubind_result = call_cuMemPoolDestroy(pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 184), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 184), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -13184,7 +13184,7 @@ static CUBIND_COLD CUresult traced_cuMemGetDefaultMemPool(CUmemoryPool *pool_out
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetDefaultMemPool(pool_out, location, type);
     cubind_result = call_cuMemGetDefaultMemPool(pool_out, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 185), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 185), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
@@ -13238,7 +13238,7 @@ static CUBIND_COLD CUresult traced_cuMemGetMemPool(CUmemoryPool *pool, CUmemLoca
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetMemPool(pool, location, type);
     cubind_result = call_cuMemGetMemPool(pool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 186), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 186), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
@@ -13292,7 +13292,7 @@ static CUBIND_COLD CUresult traced_cuMemSetMemPool(CUmemLocation *location, CUme
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemSetMemPool(location, type, pool);
     cubind_result = call_cuMemSetMemPool(location, type, pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 187), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 187), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
@@ -13346,7 +13346,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
     cubind_result = call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 188), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 188), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
@@ -13401,7 +13401,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolExportToShareableHandle(void *handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
     cubind_result = call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 189), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 189), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle_out", (uintptr_t)handle_out);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
@@ -13456,7 +13456,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolImportFromShareableHandle(CUmemoryPo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
     cubind_result = call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 190), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 190), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
@@ -13511,7 +13511,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolExportPointer(CUmemPoolPtrExportData
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolExportPointer(shareData_out, ptr);
     cubind_result = call_cuMemPoolExportPointer(shareData_out, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 191), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 191), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "shareData_out", (uintptr_t)shareData_out);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13564,7 +13564,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolImportPointer(CUdeviceptr *ptr_out, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolImportPointer(ptr_out, pool, shareData);
     cubind_result = call_cuMemPoolImportPointer(ptr_out, pool, shareData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 192), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 192), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr_out", (uintptr_t)ptr_out);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "shareData", (uintptr_t)shareData);
@@ -13618,7 +13618,7 @@ static CUBIND_COLD CUresult traced_cuMulticastCreate(CUmemGenericAllocationHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastCreate(mcHandle, prop);
     cubind_result = call_cuMulticastCreate(mcHandle, prop);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 193), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 193), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mcHandle", (uintptr_t)mcHandle);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13671,7 +13671,7 @@ static CUBIND_COLD CUresult traced_cuMulticastAddDevice(CUmemGenericAllocationHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastAddDevice(mcHandle, dev);
     cubind_result = call_cuMulticastAddDevice(mcHandle, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 194), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 194), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13724,7 +13724,7 @@ static CUBIND_COLD CUresult traced_cuMulticastBindMem(CUmemGenericAllocationHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     cubind_result = call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 195), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 195), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
         cubind__trace_unsigned(&cubind_call, "memHandle", (unsigned long long)memHandle);
@@ -13781,7 +13781,7 @@ static CUBIND_COLD CUresult traced_cuMulticastBindAddr(CUmemGenericAllocationHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
     cubind_result = call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 196), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 196), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
         cubind__trace_unsigned(&cubind_call, "memptr", (unsigned long long)memptr);
@@ -13837,7 +13837,7 @@ static CUBIND_COLD CUresult traced_cuMulticastUnbind(CUmemGenericAllocationHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
     cubind_result = call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 197), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 197), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
@@ -13892,7 +13892,7 @@ static CUBIND_COLD CUresult traced_cuMulticastGetGranularity(size_t *granularity
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastGetGranularity(granularity, prop, option);
     cubind_result = call_cuMulticastGetGranularity(granularity, prop, option);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 198), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 198), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_enum(&cubind_call, "option", trace_enum_16((long long)option), (long long)option);
@@ -13946,7 +13946,7 @@ static CUBIND_COLD CUresult traced_cuPointerGetAttribute(void *data, CUpointer_a
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuPointerGetAttribute(data, attribute, ptr);
     cubind_result = call_cuPointerGetAttribute(data, attribute, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 199), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 199), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
@@ -14000,7 +14000,7 @@ static CUBIND_COLD CUresult traced_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
     cubind_result = call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 200), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 200), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_record(&cubind_call, "location");
@@ -14056,7 +14056,7 @@ static CUBIND_COLD CUresult traced_cuMemAdvise_v2(CUdeviceptr devPtr, size_t cou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAdvise_v2(devPtr, count, advice, location);
     cubind_result = call_cuMemAdvise_v2(devPtr, count, advice, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 201), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 201), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "advice", trace_enum_18((long long)advice), (long long)advice);
@@ -14111,7 +14111,7 @@ static CUBIND_COLD CUresult traced_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     cubind_result = call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 202), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 202), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -14170,7 +14170,7 @@ static CUBIND_COLD CUresult traced_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
     cubind_result = call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 203), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 203), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -14226,7 +14226,7 @@ static CUBIND_COLD CUresult traced_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     cubind_result = call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 204), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 204), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -14285,7 +14285,7 @@ static CUBIND_COLD CUresult traced_cuMemRangeGetAttribute(void *data, size_t dat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
     cubind_result = call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 205), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 205), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_19((long long)attribute), (long long)attribute);
@@ -14341,7 +14341,7 @@ static CUBIND_COLD CUresult traced_cuMemRangeGetAttributes(void **data, size_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
     cubind_result = call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 206), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 206), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
         cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
@@ -14398,7 +14398,7 @@ static CUBIND_COLD CUresult traced_cuPointerSetAttribute(const void *value, CUpo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuPointerSetAttribute(value, attribute, ptr);
     cubind_result = call_cuPointerSetAttribute(value, attribute, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 207), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 207), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
@@ -14452,7 +14452,7 @@ static CUBIND_COLD CUresult traced_cuPointerGetAttributes(unsigned int numAttrib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
     cubind_result = call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 208), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 208), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
         cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -14507,7 +14507,7 @@ static CUBIND_COLD CUresult traced_cuStreamCreate(CUstream *phStream, unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamCreate(phStream, Flags);
     cubind_result = call_cuStreamCreate(phStream, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 209), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 209), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14560,7 +14560,7 @@ static CUBIND_COLD CUresult traced_cuStreamCreateWithPriority(CUstream *phStream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamCreateWithPriority(phStream, flags, priority);
     cubind_result = call_cuStreamCreateWithPriority(phStream, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 210), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 210), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_signed(&cubind_call, "priority", (long long)priority);
@@ -14614,7 +14614,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetPriority(CUstream hStream, int *pr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetPriority(hStream, priority);
     cubind_result = call_cuStreamGetPriority(hStream, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 211), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 211), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14667,7 +14667,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetDevice(CUstream hStream, CUdevice 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetDevice(hStream, device);
     cubind_result = call_cuStreamGetDevice(hStream, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 212), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 212), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14720,7 +14720,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetFlags(CUstream hStream, unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetFlags(hStream, flags);
     cubind_result = call_cuStreamGetFlags(hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 213), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 213), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14773,7 +14773,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetId(CUstream hStream, unsigned long
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetId(hStream, streamId);
     cubind_result = call_cuStreamGetId(hStream, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 214), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 214), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14826,7 +14826,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetCtx(CUstream hStream, CUcontext *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetCtx(hStream, pctx);
     cubind_result = call_cuStreamGetCtx(hStream, pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 215), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 215), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14879,7 +14879,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetCtx_v2(CUstream hStream, CUcontext
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
     cubind_result = call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 216), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 216), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "pCtx", (uintptr_t)pCtx);
         cubind__trace_pointer(&cubind_call, "pGreenCtx", (uintptr_t)pGreenCtx);
@@ -14933,7 +14933,7 @@ static CUBIND_COLD CUresult traced_cuStreamWaitEvent(CUstream hStream, CUevent h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWaitEvent(hStream, hEvent, Flags);
     cubind_result = call_cuStreamWaitEvent(hStream, hEvent, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 217), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 217), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -14987,7 +14987,7 @@ static CUBIND_COLD CUresult traced_cuStreamAddCallback(CUstream hStream, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamAddCallback(hStream, callback, userData, flags);
     cubind_result = call_cuStreamAddCallback(hStream, callback, userData, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 218), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 218), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -15042,7 +15042,7 @@ static CUBIND_COLD CUresult traced_cuStreamBeginCapture_v2(CUstream hStream, CUs
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamBeginCapture_v2(hStream, mode);
     cubind_result = call_cuStreamBeginCapture_v2(hStream, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 219), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 219), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15095,7 +15095,7 @@ static CUBIND_COLD CUresult traced_cuStreamBeginCaptureToGraph(CUstream hStream,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     cubind_result = call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 220), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 220), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -15152,7 +15152,7 @@ static CUBIND_COLD CUresult traced_cuThreadExchangeStreamCaptureMode(CUstreamCap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuThreadExchangeStreamCaptureMode(mode);
     cubind_result = call_cuThreadExchangeStreamCaptureMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 221), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 221), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15204,7 +15204,7 @@ static CUBIND_COLD CUresult traced_cuStreamEndCapture(CUstream hStream, CUgraph 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamEndCapture(hStream, phGraph);
     cubind_result = call_cuStreamEndCapture(hStream, phGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 222), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 222), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15257,7 +15257,7 @@ static CUBIND_COLD CUresult traced_cuStreamIsCapturing(CUstream hStream, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamIsCapturing(hStream, captureStatus);
     cubind_result = call_cuStreamIsCapturing(hStream, captureStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 223), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 223), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "captureStatus", (uintptr_t)captureStatus);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15310,7 +15310,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetCaptureInfo_v3(CUstream hStream, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     cubind_result = call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 224), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 224), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
         cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
@@ -15368,7 +15368,7 @@ static CUBIND_COLD CUresult traced_cuStreamUpdateCaptureDependencies_v2(CUstream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
     cubind_result = call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 225), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 225), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
         cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
@@ -15424,7 +15424,7 @@ static CUBIND_COLD CUresult traced_cuStreamAttachMemAsync(CUstream hStream, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
     cubind_result = call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 226), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 226), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
@@ -15479,7 +15479,7 @@ static CUBIND_COLD CUresult traced_cuStreamQuery(CUstream hStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamQuery(hStream);
     cubind_result = call_cuStreamQuery(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 227), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 227), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15531,7 +15531,7 @@ static CUBIND_COLD CUresult traced_cuStreamSynchronize(CUstream hStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamSynchronize(hStream);
     cubind_result = call_cuStreamSynchronize(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 228), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 228), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15583,7 +15583,7 @@ static CUBIND_COLD CUresult traced_cuStreamDestroy_v2(CUstream hStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamDestroy_v2(hStream);
     cubind_result = call_cuStreamDestroy_v2(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 229), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 229), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15635,7 +15635,7 @@ static CUBIND_COLD CUresult traced_cuStreamCopyAttributes(CUstream dst, CUstream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamCopyAttributes(dst, src);
     cubind_result = call_cuStreamCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 230), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 230), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15688,7 +15688,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetAttribute(CUstream hStream, CUstre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetAttribute(hStream, attr, value_out);
     cubind_result = call_cuStreamGetAttribute(hStream, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 231), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 231), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
@@ -15742,7 +15742,7 @@ static CUBIND_COLD CUresult traced_cuStreamSetAttribute(CUstream hStream, CUstre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamSetAttribute(hStream, attr, value);
     cubind_result = call_cuStreamSetAttribute(hStream, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 232), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 232), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -15796,7 +15796,7 @@ static CUBIND_COLD CUresult traced_cuEventCreate(CUevent *phEvent, unsigned int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventCreate(phEvent, Flags);
     cubind_result = call_cuEventCreate(phEvent, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 233), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 233), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15849,7 +15849,7 @@ static CUBIND_COLD CUresult traced_cuEventRecord(CUevent hEvent, CUstream hStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventRecord(hEvent, hStream);
     cubind_result = call_cuEventRecord(hEvent, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 234), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 234), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15902,7 +15902,7 @@ static CUBIND_COLD CUresult traced_cuEventRecordWithFlags(CUevent hEvent, CUstre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventRecordWithFlags(hEvent, hStream, flags);
     cubind_result = call_cuEventRecordWithFlags(hEvent, hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 235), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 235), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -15956,7 +15956,7 @@ static CUBIND_COLD CUresult traced_cuEventQuery(CUevent hEvent)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventQuery(hEvent);
     cubind_result = call_cuEventQuery(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 236), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 236), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16008,7 +16008,7 @@ static CUBIND_COLD CUresult traced_cuEventSynchronize(CUevent hEvent)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventSynchronize(hEvent);
     cubind_result = call_cuEventSynchronize(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 237), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 237), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16060,7 +16060,7 @@ static CUBIND_COLD CUresult traced_cuEventDestroy_v2(CUevent hEvent)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventDestroy_v2(hEvent);
     cubind_result = call_cuEventDestroy_v2(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 238), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 238), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16112,7 +16112,7 @@ static CUBIND_COLD CUresult traced_cuEventElapsedTime_v2(float *pMilliseconds, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
     cubind_result = call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 239), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 239), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pMilliseconds", (uintptr_t)pMilliseconds);
         cubind__trace_pointer(&cubind_call, "hStart", (uintptr_t)hStart);
         cubind__trace_pointer(&cubind_call, "hEnd", (uintptr_t)hEnd);
@@ -16166,7 +16166,7 @@ static CUBIND_COLD CUresult traced_cuImportExternalMemory(CUexternalMemory *extM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuImportExternalMemory(extMem_out, memHandleDesc);
     cubind_result = call_cuImportExternalMemory(extMem_out, memHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 240), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 240), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
         cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -16219,7 +16219,7 @@ static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedBuffer(CUdeviceptr *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
     cubind_result = call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 241), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 241), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
@@ -16273,7 +16273,7 @@ static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedMipmappedArray(CUmip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
     cubind_result = call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 242), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 242), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
@@ -16327,7 +16327,7 @@ static CUBIND_COLD CUresult traced_cuDestroyExternalMemory(CUexternalMemory extM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDestroyExternalMemory(extMem);
     cubind_result = call_cuDestroyExternalMemory(extMem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 243), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 243), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16379,7 +16379,7 @@ static CUBIND_COLD CUresult traced_cuImportExternalSemaphore(CUexternalSemaphore
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
     cubind_result = call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 244), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 244), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
         cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -16432,7 +16432,7 @@ static CUBIND_COLD CUresult traced_cuSignalExternalSemaphoresAsync(const CUexter
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     cubind_result = call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 245), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 245), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
@@ -16487,7 +16487,7 @@ static CUBIND_COLD CUresult traced_cuWaitExternalSemaphoresAsync(const CUexterna
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     cubind_result = call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 246), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 246), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
@@ -16542,7 +16542,7 @@ static CUBIND_COLD CUresult traced_cuDestroyExternalSemaphore(CUexternalSemaphor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDestroyExternalSemaphore(extSem);
     cubind_result = call_cuDestroyExternalSemaphore(extSem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 247), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 247), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16594,7 +16594,7 @@ static CUBIND_COLD CUresult traced_cuStreamWaitValue32_v2(CUstream stream, CUdev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWaitValue32_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWaitValue32_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 248), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 248), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16649,7 +16649,7 @@ static CUBIND_COLD CUresult traced_cuStreamWaitValue64_v2(CUstream stream, CUdev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWaitValue64_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWaitValue64_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 249), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 249), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16704,7 +16704,7 @@ static CUBIND_COLD CUresult traced_cuStreamWriteValue32_v2(CUstream stream, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWriteValue32_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWriteValue32_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 250), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 250), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16759,7 +16759,7 @@ static CUBIND_COLD CUresult traced_cuStreamWriteValue64_v2(CUstream stream, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWriteValue64_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWriteValue64_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 251), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 251), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16814,7 +16814,7 @@ static CUBIND_COLD CUresult traced_cuStreamBatchMemOp_v2(CUstream stream, unsign
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
     cubind_result = call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 252), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 252), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "paramArray", (uintptr_t)paramArray);
@@ -16869,7 +16869,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetAttribute(int *pi, CUfunction_attrib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetAttribute(pi, attrib, hfunc);
     cubind_result = call_cuFuncGetAttribute(pi, attrib, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 253), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 253), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
@@ -16923,7 +16923,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetAttribute(CUfunction hfunc, CUfuncti
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetAttribute(hfunc, attrib, value);
     cubind_result = call_cuFuncSetAttribute(hfunc, attrib, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 254), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 254), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
@@ -16977,7 +16977,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetCacheConfig(hfunc, config);
     cubind_result = call_cuFuncSetCacheConfig(hfunc, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 255), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 255), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17030,7 +17030,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetModule(CUmodule *hmod, CUfunction hf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetModule(hmod, hfunc);
     cubind_result = call_cuFuncGetModule(hmod, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 256), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 256), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17083,7 +17083,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetName(const char **name, CUfunction h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetName(name, hfunc);
     cubind_result = call_cuFuncGetName(name, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 257), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 257), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17136,7 +17136,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetParamInfo(CUfunction func, size_t pa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
     cubind_result = call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 258), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 258), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
         cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
@@ -17191,7 +17191,7 @@ static CUBIND_COLD CUresult traced_cuFuncIsLoaded(CUfunctionLoadingState *state,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncIsLoaded(state, function);
     cubind_result = call_cuFuncIsLoaded(state, function);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 259), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 259), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17244,7 +17244,7 @@ static CUBIND_COLD CUresult traced_cuFuncLoad(CUfunction function)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncLoad(function);
     cubind_result = call_cuFuncLoad(function);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 260), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 260), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -17296,7 +17296,7 @@ static CUBIND_COLD CUresult traced_cuLaunchKernel(CUfunction f, unsigned int gri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     cubind_result = call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 261), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 261), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
         cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
@@ -17358,7 +17358,7 @@ static CUBIND_COLD CUresult traced_cuLaunchKernelEx(const CUlaunchConfig *config
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchKernelEx(config, f, kernelParams, extra);
     cubind_result = call_cuLaunchKernelEx(config, f, kernelParams, extra);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 262), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 262), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
@@ -17413,7 +17413,7 @@ static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernel(CUfunction f, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     cubind_result = call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 263), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 263), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
         cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
@@ -17474,7 +17474,7 @@ static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernelMultiDevice(CUDA_LAU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
     cubind_result = call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 264), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 264), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "launchParamsList", (uintptr_t)launchParamsList);
         cubind__trace_unsigned(&cubind_call, "numDevices", (unsigned long long)numDevices);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -17528,7 +17528,7 @@ static CUBIND_COLD CUresult traced_cuLaunchHostFunc(CUstream hStream, CUhostFn f
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchHostFunc(hStream, fn, userData);
     cubind_result = call_cuLaunchHostFunc(hStream, fn, userData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 265), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 265), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -17582,7 +17582,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetBlockShape(CUfunction hfunc, int x, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetBlockShape(hfunc, x, y, z);
     cubind_result = call_cuFuncSetBlockShape(hfunc, x, y, z);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 266), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 266), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "x", (long long)x);
         cubind__trace_signed(&cubind_call, "y", (long long)y);
@@ -17637,7 +17637,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetSharedSize(CUfunction hfunc, unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetSharedSize(hfunc, bytes);
     cubind_result = call_cuFuncSetSharedSize(hfunc, bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 267), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 267), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_unsigned(&cubind_call, "bytes", (unsigned long long)bytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17690,7 +17690,7 @@ static CUBIND_COLD CUresult traced_cuParamSetSize(CUfunction hfunc, unsigned int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetSize(hfunc, numbytes);
     cubind_result = call_cuParamSetSize(hfunc, numbytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 268), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 268), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_unsigned(&cubind_call, "numbytes", (unsigned long long)numbytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17743,7 +17743,7 @@ static CUBIND_COLD CUresult traced_cuParamSeti(CUfunction hfunc, int offset, uns
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSeti(hfunc, offset, value);
     cubind_result = call_cuParamSeti(hfunc, offset, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 269), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 269), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "offset", (long long)offset);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -17797,7 +17797,7 @@ static CUBIND_COLD CUresult traced_cuParamSetf(CUfunction hfunc, int offset, flo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetf(hfunc, offset, value);
     cubind_result = call_cuParamSetf(hfunc, offset, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 270), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 270), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "offset", (long long)offset);
         cubind__trace_floating(&cubind_call, "value", (double)value);
@@ -17851,7 +17851,7 @@ static CUBIND_COLD CUresult traced_cuParamSetv(CUfunction hfunc, int offset, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetv(hfunc, offset, ptr, numbytes);
     cubind_result = call_cuParamSetv(hfunc, offset, ptr, numbytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 271), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 271), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "offset", (long long)offset);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
@@ -17906,7 +17906,7 @@ static CUBIND_COLD CUresult traced_cuLaunch(CUfunction f)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunch(f);
     cubind_result = call_cuLaunch(f);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 272), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 272), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -17958,7 +17958,7 @@ static CUBIND_COLD CUresult traced_cuLaunchGrid(CUfunction f, int grid_width, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchGrid(f, grid_width, grid_height);
     cubind_result = call_cuLaunchGrid(f, grid_width, grid_height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 273), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 273), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
         cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
@@ -18012,7 +18012,7 @@ static CUBIND_COLD CUresult traced_cuLaunchGridAsync(CUfunction f, int grid_widt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
     cubind_result = call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 274), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 274), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
         cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
@@ -18067,7 +18067,7 @@ static CUBIND_COLD CUresult traced_cuParamSetTexRef(CUfunction hfunc, int texuni
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetTexRef(hfunc, texunit, hTexRef);
     cubind_result = call_cuParamSetTexRef(hfunc, texunit, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 275), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 275), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "texunit", (long long)texunit);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
@@ -18121,7 +18121,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetSharedMemConfig(CUfunction hfunc, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetSharedMemConfig(hfunc, config);
     cubind_result = call_cuFuncSetSharedMemConfig(hfunc, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 276), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 276), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18174,7 +18174,7 @@ static CUBIND_COLD CUresult traced_cuGraphCreate(CUgraph *phGraph, unsigned int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphCreate(phGraph, flags);
     cubind_result = call_cuGraphCreate(phGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 277), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 277), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18227,7 +18227,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddKernelNode_v2(CUgraphNode *phGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 278), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 278), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18283,7 +18283,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetParams_v2(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
     cubind_result = call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 279), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 279), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18336,7 +18336,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetParams_v2(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
     cubind_result = call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 280), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 280), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18389,7 +18389,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     cubind_result = call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 281), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 281), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18446,7 +18446,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeGetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 282), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 282), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18499,7 +18499,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeSetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 283), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 283), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18552,7 +18552,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemsetNode(CUgraphNode *phGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     cubind_result = call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 284), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 284), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18609,7 +18609,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemsetNodeGetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 285), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 285), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18662,7 +18662,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemsetNodeSetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 286), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 286), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18715,7 +18715,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddHostNode(CUgraphNode *phGraphNode, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 287), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 287), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18771,7 +18771,7 @@ static CUBIND_COLD CUresult traced_cuGraphHostNodeGetParams(CUgraphNode hNode, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphHostNodeGetParams(hNode, nodeParams);
     cubind_result = call_cuGraphHostNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 288), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 288), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18824,7 +18824,7 @@ static CUBIND_COLD CUresult traced_cuGraphHostNodeSetParams(CUgraphNode hNode, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphHostNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphHostNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 289), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 289), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18877,7 +18877,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddChildGraphNode(CUgraphNode *phGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     cubind_result = call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 290), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 290), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18933,7 +18933,7 @@ static CUBIND_COLD CUresult traced_cuGraphChildGraphNodeGetGraph(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
     cubind_result = call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 291), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 291), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18986,7 +18986,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddEmptyNode(CUgraphNode *phGraphNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
     cubind_result = call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 292), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 292), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19041,7 +19041,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddEventRecordNode(CUgraphNode *phGrap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     cubind_result = call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 293), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 293), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19097,7 +19097,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeGetEvent(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
     cubind_result = call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 294), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 294), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19150,7 +19150,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeSetEvent(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventRecordNodeSetEvent(hNode, event);
     cubind_result = call_cuGraphEventRecordNodeSetEvent(hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 295), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 295), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19203,7 +19203,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddEventWaitNode(CUgraphNode *phGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     cubind_result = call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 296), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 296), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19259,7 +19259,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeGetEvent(CUgraphNode hNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
     cubind_result = call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 297), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 297), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19312,7 +19312,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeSetEvent(CUgraphNode hNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventWaitNodeSetEvent(hNode, event);
     cubind_result = call_cuGraphEventWaitNodeSetEvent(hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 298), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 298), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19365,7 +19365,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresSignalNode(CUgrap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 299), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 299), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19421,7 +19421,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeGetParams(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
     cubind_result = call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 300), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 300), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19474,7 +19474,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeSetParams(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 301), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 301), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19527,7 +19527,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresWaitNode(CUgraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 302), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 302), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19583,7 +19583,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeGetParams(CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
     cubind_result = call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 303), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 303), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19636,7 +19636,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeSetParams(CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 304), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 304), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19689,7 +19689,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddBatchMemOpNode(CUgraphNode *phGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 305), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 305), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19745,7 +19745,7 @@ static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeGetParams(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
     cubind_result = call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 306), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 306), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams_out", (uintptr_t)nodeParams_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19798,7 +19798,7 @@ static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeSetParams(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 307), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 307), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19851,7 +19851,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecBatchMemOpNodeSetParams(CUgraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 308), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 308), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -19905,7 +19905,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemAllocNode(CUgraphNode *phGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 309), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 309), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19961,7 +19961,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemAllocNodeGetParams(CUgraphNode hNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemAllocNodeGetParams(hNode, params_out);
     cubind_result = call_cuGraphMemAllocNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 310), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 310), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20014,7 +20014,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemFreeNode(CUgraphNode *phGraphNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     cubind_result = call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 311), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 311), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -20070,7 +20070,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemFreeNodeGetParams(CUgraphNode hNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
     cubind_result = call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 312), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 312), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20123,7 +20123,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGraphMemTrim(CUdevice device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGraphMemTrim(device);
     cubind_result = call_cuDeviceGraphMemTrim(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 313), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 313), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -20175,7 +20175,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetGraphMemAttribute(CUdevice device,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetGraphMemAttribute(device, attr, value);
     cubind_result = call_cuDeviceGetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 314), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 314), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -20229,7 +20229,7 @@ static CUBIND_COLD CUresult traced_cuDeviceSetGraphMemAttribute(CUdevice device,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceSetGraphMemAttribute(device, attr, value);
     cubind_result = call_cuDeviceSetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 315), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 315), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -20283,7 +20283,7 @@ static CUBIND_COLD CUresult traced_cuGraphClone(CUgraph *phGraphClone, CUgraph o
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphClone(phGraphClone, originalGraph);
     cubind_result = call_cuGraphClone(phGraphClone, originalGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 316), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 316), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphClone", (uintptr_t)phGraphClone);
         cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20336,7 +20336,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeFindInClone(CUgraphNode *phNode, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
     cubind_result = call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 317), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 317), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phNode", (uintptr_t)phNode);
         cubind__trace_pointer(&cubind_call, "hOriginalNode", (uintptr_t)hOriginalNode);
         cubind__trace_pointer(&cubind_call, "hClonedGraph", (uintptr_t)hClonedGraph);
@@ -20390,7 +20390,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetType(CUgraphNode hNode, CUgraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetType(hNode, type);
     cubind_result = call_cuGraphNodeGetType(hNode, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 318), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 318), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "type", (uintptr_t)type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20443,7 +20443,7 @@ static CUBIND_COLD CUresult traced_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphGetNodes(hGraph, nodes, numNodes);
     cubind_result = call_cuGraphGetNodes(hGraph, nodes, numNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 319), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 319), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
         cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
@@ -20497,7 +20497,7 @@ static CUBIND_COLD CUresult traced_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
     cubind_result = call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 320), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 320), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "rootNodes", (uintptr_t)rootNodes);
         cubind__trace_pointer(&cubind_call, "numRootNodes", (uintptr_t)numRootNodes);
@@ -20551,7 +20551,7 @@ static CUBIND_COLD CUresult traced_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
     cubind_result = call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 321), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 321), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -20607,7 +20607,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetDependencies_v2(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
     cubind_result = call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 322), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 322), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
         cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
@@ -20662,7 +20662,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetDependentNodes_v2(CUgraphNode h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
     cubind_result = call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 323), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 323), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "dependentNodes", (uintptr_t)dependentNodes);
         cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
@@ -20717,7 +20717,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddDependencies_v2(CUgraph hGraph, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
     cubind_result = call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 324), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 324), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -20773,7 +20773,7 @@ static CUBIND_COLD CUresult traced_cuGraphRemoveDependencies_v2(CUgraph hGraph, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
     cubind_result = call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 325), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 325), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -20829,7 +20829,7 @@ static CUBIND_COLD CUresult traced_cuGraphDestroyNode(CUgraphNode hNode)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphDestroyNode(hNode);
     cubind_result = call_cuGraphDestroyNode(hNode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 326), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 326), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -20881,7 +20881,7 @@ static CUBIND_COLD CUresult traced_cuGraphInstantiateWithFlags(CUgraphExec *phGr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
     cubind_result = call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 327), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 327), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -20935,7 +20935,7 @@ static CUBIND_COLD CUresult traced_cuGraphInstantiateWithParams(CUgraphExec *phG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
     cubind_result = call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 328), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 328), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
@@ -20989,7 +20989,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecGetFlags(CUgraphExec hGraphExec, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecGetFlags(hGraphExec, flags);
     cubind_result = call_cuGraphExecGetFlags(hGraphExec, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 329), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 329), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21042,7 +21042,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecKernelNodeSetParams_v2(CUgraphExec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 330), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 330), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21096,7 +21096,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecMemcpyNodeSetParams(CUgraphExec hG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
     cubind_result = call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 331), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 331), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "copyParams", (uintptr_t)copyParams);
@@ -21151,7 +21151,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecMemsetNodeSetParams(CUgraphExec hG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
     cubind_result = call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 332), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 332), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "memsetParams", (uintptr_t)memsetParams);
@@ -21206,7 +21206,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecHostNodeSetParams(CUgraphExec hGra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 333), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 333), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21260,7 +21260,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecChildGraphNodeSetParams(CUgraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
     cubind_result = call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 334), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 334), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
@@ -21314,7 +21314,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecEventRecordNodeSetEvent(CUgraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
     cubind_result = call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 335), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 335), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
@@ -21368,7 +21368,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecEventWaitNodeSetEvent(CUgraphExec 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
     cubind_result = call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 336), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 336), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
@@ -21422,7 +21422,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresSignalNodeSetPar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 337), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 337), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21476,7 +21476,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresWaitNodeSetParam
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 338), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 338), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21530,7 +21530,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeSetEnabled(CUgraphExec hGraphExec,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     cubind_result = call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 339), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 339), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
@@ -21584,7 +21584,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetEnabled(CUgraphExec hGraphExec,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
     cubind_result = call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 340), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 340), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
@@ -21638,7 +21638,7 @@ static CUBIND_COLD CUresult traced_cuGraphUpload(CUgraphExec hGraphExec, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphUpload(hGraphExec, hStream);
     cubind_result = call_cuGraphUpload(hGraphExec, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 341), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 341), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21691,7 +21691,7 @@ static CUBIND_COLD CUresult traced_cuGraphLaunch(CUgraphExec hGraphExec, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphLaunch(hGraphExec, hStream);
     cubind_result = call_cuGraphLaunch(hGraphExec, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 342), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 342), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21744,7 +21744,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecDestroy(CUgraphExec hGraphExec)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecDestroy(hGraphExec);
     cubind_result = call_cuGraphExecDestroy(hGraphExec);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 343), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 343), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -21796,7 +21796,7 @@ static CUBIND_COLD CUresult traced_cuGraphDestroy(CUgraph hGraph)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphDestroy(hGraph);
     cubind_result = call_cuGraphDestroy(hGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 344), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 344), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -21848,7 +21848,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
     cubind_result = call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 345), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 345), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
@@ -21902,7 +21902,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeCopyAttributes(CUgraphNode d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeCopyAttributes(dst, src);
     cubind_result = call_cuGraphKernelNodeCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 346), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 346), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21955,7 +21955,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetAttribute(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
     cubind_result = call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 347), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 347), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
@@ -22009,7 +22009,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetAttribute(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
     cubind_result = call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 348), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 348), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -22063,7 +22063,7 @@ static CUBIND_COLD CUresult traced_cuGraphDebugDotPrint(CUgraph hGraph, const ch
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphDebugDotPrint(hGraph, path, flags);
     cubind_result = call_cuGraphDebugDotPrint(hGraph, path, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 349), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 349), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -22117,7 +22117,7 @@ static CUBIND_COLD CUresult traced_cuUserObjectCreate(CUuserObject *object_out, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
     cubind_result = call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 350), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 350), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
@@ -22173,7 +22173,7 @@ static CUBIND_COLD CUresult traced_cuUserObjectRetain(CUuserObject object, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuUserObjectRetain(object, count);
     cubind_result = call_cuUserObjectRetain(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 351), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 351), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22226,7 +22226,7 @@ static CUBIND_COLD CUresult traced_cuUserObjectRelease(CUuserObject object, unsi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuUserObjectRelease(object, count);
     cubind_result = call_cuUserObjectRelease(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 352), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 352), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22279,7 +22279,7 @@ static CUBIND_COLD CUresult traced_cuGraphRetainUserObject(CUgraph graph, CUuser
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphRetainUserObject(graph, object, count, flags);
     cubind_result = call_cuGraphRetainUserObject(graph, object, count, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 353), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 353), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -22334,7 +22334,7 @@ static CUBIND_COLD CUresult traced_cuGraphReleaseUserObject(CUgraph graph, CUuse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphReleaseUserObject(graph, object, count);
     cubind_result = call_cuGraphReleaseUserObject(graph, object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 354), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 354), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -22388,7 +22388,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddNode_v2(CUgraphNode *phGraphNode, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 355), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 355), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -22445,7 +22445,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeSetParams(CUgraphNode hNode, CUgra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 356), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 356), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22498,7 +22498,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecNodeSetParams(CUgraphExec hGraphEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 357), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 357), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -22552,7 +22552,7 @@ static CUBIND_COLD CUresult traced_cuGraphConditionalHandleCreate(CUgraphConditi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     cubind_result = call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 358), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 358), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
@@ -22608,7 +22608,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
     cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 359), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 359), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
@@ -22663,7 +22663,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
     cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 360), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 360), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
@@ -22719,7 +22719,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSize(int *minGrid
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     cubind_result = call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 361), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 361), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
         cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
@@ -22776,7 +22776,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSizeWithFlags(int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     cubind_result = call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 362), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 362), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
         cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
@@ -22834,7 +22834,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyAvailableDynamicSMemPerBlock(size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
     cubind_result = call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 363), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 363), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
@@ -22889,7 +22889,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialClusterSize(int *clust
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
     cubind_result = call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 364), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 364), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
@@ -22943,7 +22943,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveClusters(int *numClusters
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxActiveClusters(numClusters, func, config);
     cubind_result = call_cuOccupancyMaxActiveClusters(numClusters, func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 365), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 365), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
@@ -22997,7 +22997,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetArray(CUtexref hTexRef, CUarray hA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetArray(hTexRef, hArray, Flags);
     cubind_result = call_cuTexRefSetArray(hTexRef, hArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 366), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 366), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -23051,7 +23051,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmappedArray(CUtexref hTexRef, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
     cubind_result = call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 367), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 367), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -23105,7 +23105,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetAddress_v2(size_t *ByteOffset, CUt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
     cubind_result = call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 368), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 368), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ByteOffset", (uintptr_t)ByteOffset);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
@@ -23160,7 +23160,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetAddress2D_v3(CUtexref hTexRef, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
     cubind_result = call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 369), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 369), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
@@ -23215,7 +23215,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetFormat(CUtexref hTexRef, CUarray_f
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
     cubind_result = call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 370), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 370), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_enum(&cubind_call, "fmt", trace_enum_1((long long)fmt), (long long)fmt);
         cubind__trace_signed(&cubind_call, "NumPackedComponents", (long long)NumPackedComponents);
@@ -23269,7 +23269,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetAddressMode(CUtexref hTexRef, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetAddressMode(hTexRef, dim, am);
     cubind_result = call_cuTexRefSetAddressMode(hTexRef, dim, am);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 371), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 371), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_signed(&cubind_call, "dim", (long long)dim);
         cubind__trace_enum(&cubind_call, "am", trace_enum_23((long long)am), (long long)am);
@@ -23323,7 +23323,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetFilterMode(CUtexref hTexRef, CUfil
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetFilterMode(hTexRef, fm);
     cubind_result = call_cuTexRefSetFilterMode(hTexRef, fm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 372), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 372), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23376,7 +23376,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmapFilterMode(CUtexref hTexRef,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
     cubind_result = call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 373), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 373), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23429,7 +23429,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
     cubind_result = call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 374), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 374), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_floating(&cubind_call, "bias", (double)bias);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23482,7 +23482,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     cubind_result = call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 375), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 375), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_floating(&cubind_call, "minMipmapLevelClamp", (double)minMipmapLevelClamp);
         cubind__trace_floating(&cubind_call, "maxMipmapLevelClamp", (double)maxMipmapLevelClamp);
@@ -23536,7 +23536,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, un
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
     cubind_result = call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 376), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 376), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_unsigned(&cubind_call, "maxAniso", (unsigned long long)maxAniso);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23589,7 +23589,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetBorderColor(CUtexref hTexRef, floa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
     cubind_result = call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 377), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 377), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23642,7 +23642,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetFlags(CUtexref hTexRef, unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetFlags(hTexRef, Flags);
     cubind_result = call_cuTexRefSetFlags(hTexRef, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 378), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 378), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23695,7 +23695,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetAddress_v2(pdptr, hTexRef);
     cubind_result = call_cuTexRefGetAddress_v2(pdptr, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 379), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 379), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23748,7 +23748,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetArray(CUarray *phArray, CUtexref h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetArray(phArray, hTexRef);
     cubind_result = call_cuTexRefGetArray(phArray, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 380), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 380), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23801,7 +23801,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmappedArray(CUmipmappedArray *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
     cubind_result = call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 381), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 381), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phMipmappedArray", (uintptr_t)phMipmappedArray);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23854,7 +23854,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetAddressMode(CUaddress_mode *pam, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetAddressMode(pam, hTexRef, dim);
     cubind_result = call_cuTexRefGetAddressMode(pam, hTexRef, dim);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 382), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 382), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pam", (uintptr_t)pam);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_signed(&cubind_call, "dim", (long long)dim);
@@ -23908,7 +23908,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetFilterMode(pfm, hTexRef);
     cubind_result = call_cuTexRefGetFilterMode(pfm, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 383), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 383), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23961,7 +23961,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetFormat(CUarray_format *pFormat, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
     cubind_result = call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 384), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 384), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFormat", (uintptr_t)pFormat);
         cubind__trace_pointer(&cubind_call, "pNumChannels", (uintptr_t)pNumChannels);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
@@ -24015,7 +24015,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmapFilterMode(CUfilter_mode *pf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
     cubind_result = call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 385), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 385), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24068,7 +24068,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelBias(float *pbias, CUte
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
     cubind_result = call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 386), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 386), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pbias", (uintptr_t)pbias);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24121,7 +24121,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelClamp(float *pminMipmap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     cubind_result = call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 387), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 387), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pminMipmapLevelClamp", (uintptr_t)pminMipmapLevelClamp);
         cubind__trace_pointer(&cubind_call, "pmaxMipmapLevelClamp", (uintptr_t)pmaxMipmapLevelClamp);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
@@ -24175,7 +24175,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUte
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
     cubind_result = call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 388), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 388), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pmaxAniso", (uintptr_t)pmaxAniso);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24228,7 +24228,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetBorderColor(float *pBorderColor, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
     cubind_result = call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 389), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 389), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24281,7 +24281,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetFlags(unsigned int *pFlags, CUtexr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetFlags(pFlags, hTexRef);
     cubind_result = call_cuTexRefGetFlags(pFlags, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 390), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 390), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24334,7 +24334,7 @@ static CUBIND_COLD CUresult traced_cuTexRefCreate(CUtexref *pTexRef)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefCreate(pTexRef);
     cubind_result = call_cuTexRefCreate(pTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 391), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 391), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24386,7 +24386,7 @@ static CUBIND_COLD CUresult traced_cuTexRefDestroy(CUtexref hTexRef)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefDestroy(hTexRef);
     cubind_result = call_cuTexRefDestroy(hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 392), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 392), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24438,7 +24438,7 @@ static CUBIND_COLD CUresult traced_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
     cubind_result = call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 393), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 393), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -24492,7 +24492,7 @@ static CUBIND_COLD CUresult traced_cuSurfRefGetArray(CUarray *phArray, CUsurfref
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfRefGetArray(phArray, hSurfRef);
     cubind_result = call_cuSurfRefGetArray(phArray, hSurfRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 394), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 394), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
         cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24545,7 +24545,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectCreate(CUtexObject *pTexObject, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     cubind_result = call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 395), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 395), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
@@ -24600,7 +24600,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectDestroy(CUtexObject texObject)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectDestroy(texObject);
     cubind_result = call_cuTexObjectDestroy(texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 396), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 396), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24652,7 +24652,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectGetResourceDesc(pResDesc, texObject);
     cubind_result = call_cuTexObjectGetResourceDesc(pResDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 397), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 397), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24705,7 +24705,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
     cubind_result = call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 398), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 398), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24758,7 +24758,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
     cubind_result = call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 399), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 399), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24811,7 +24811,7 @@ static CUBIND_COLD CUresult traced_cuSurfObjectCreate(CUsurfObject *pSurfObject,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfObjectCreate(pSurfObject, pResDesc);
     cubind_result = call_cuSurfObjectCreate(pSurfObject, pResDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 400), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 400), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24864,7 +24864,7 @@ static CUBIND_COLD CUresult traced_cuSurfObjectDestroy(CUsurfObject surfObject)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfObjectDestroy(surfObject);
     cubind_result = call_cuSurfObjectDestroy(surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 401), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 401), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24916,7 +24916,7 @@ static CUBIND_COLD CUresult traced_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DES
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
     cubind_result = call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 402), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 402), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24969,7 +24969,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapEncodeTiled(CUtensorMap *tensorMap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     cubind_result = call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 403), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 403), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
         cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
@@ -25032,7 +25032,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2col(CUtensorMap *tensorMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     cubind_result = call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 404), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 404), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
         cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
@@ -25098,7 +25098,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2colWide(CUtensorMap *tens
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     cubind_result = call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 405), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 405), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
         cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
@@ -25165,7 +25165,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapReplaceAddress(CUtensorMap *tensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
     cubind_result = call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 406), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 406), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25218,7 +25218,7 @@ static CUBIND_COLD CUresult traced_cuDeviceCanAccessPeer(int *canAccessPeer, CUd
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
     cubind_result = call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 407), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 407), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_signed(&cubind_call, "peerDev", (long long)peerDev);
@@ -25272,7 +25272,7 @@ static CUBIND_COLD CUresult traced_cuCtxEnablePeerAccess(CUcontext peerContext, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxEnablePeerAccess(peerContext, Flags);
     cubind_result = call_cuCtxEnablePeerAccess(peerContext, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 408), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 408), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25325,7 +25325,7 @@ static CUBIND_COLD CUresult traced_cuCtxDisablePeerAccess(CUcontext peerContext)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxDisablePeerAccess(peerContext);
     cubind_result = call_cuCtxDisablePeerAccess(peerContext);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 409), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 409), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -25377,7 +25377,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetP2PAttribute(int *value, CUdevice_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
     cubind_result = call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 410), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 410), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_31((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
@@ -25432,7 +25432,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetP2PAtomicCapabilities(unsigned int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
     cubind_result = call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 411), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 411), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
         cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -25488,7 +25488,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsUnregisterResource(CUgraphicsResour
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsUnregisterResource(resource);
     cubind_result = call_cuGraphicsUnregisterResource(resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 412), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 412), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -25540,7 +25540,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsSubResourceGetMappedArray(CUarray *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
     cubind_result = call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 413), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 413), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pArray", (uintptr_t)pArray);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
@@ -25595,7 +25595,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedMipmappedArray(CUm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
     cubind_result = call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 414), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 414), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pMipmappedArray", (uintptr_t)pMipmappedArray);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25648,7 +25648,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedPointer_v2(CUdevic
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
     cubind_result = call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 415), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 415), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pDevPtr", (uintptr_t)pDevPtr);
         cubind__trace_pointer(&cubind_call, "pSize", (uintptr_t)pSize);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
@@ -25702,7 +25702,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsResourceSetMapFlags_v2(CUgraphicsRe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
     cubind_result = call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 416), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 416), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25755,7 +25755,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsMapResources(unsigned int count, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsMapResources(count, resources, hStream);
     cubind_result = call_cuGraphicsMapResources(count, resources, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 417), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 417), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -25809,7 +25809,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsUnmapResources(unsigned int count, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsUnmapResources(count, resources, hStream);
     cubind_result = call_cuGraphicsUnmapResources(count, resources, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 418), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 418), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -25863,7 +25863,7 @@ static CUBIND_COLD CUresult traced_cuGetProcAddress_v2(const char *symbol, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
     cubind_result = call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 419), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 419), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "pfn", (uintptr_t)pfn);
         cubind__trace_signed(&cubind_call, "cudaVersion", (long long)cudaVersion);
@@ -25919,7 +25919,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpGetAttribute(CUcoredumpSettings att
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpGetAttribute(attrib, value, size);
     cubind_result = call_cuCoredumpGetAttribute(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 420), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 420), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -25973,7 +25973,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpGetAttributeGlobal(CUcoredumpSettin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpGetAttributeGlobal(attrib, value, size);
     cubind_result = call_cuCoredumpGetAttributeGlobal(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 421), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 421), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -26027,7 +26027,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpSetAttribute(CUcoredumpSettings att
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpSetAttribute(attrib, value, size);
     cubind_result = call_cuCoredumpSetAttribute(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 422), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 422), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -26081,7 +26081,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpSetAttributeGlobal(CUcoredumpSettin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpSetAttributeGlobal(attrib, value, size);
     cubind_result = call_cuCoredumpSetAttributeGlobal(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 423), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 423), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -26135,7 +26135,7 @@ static CUBIND_COLD CUresult traced_cuGetExportTable(const void **ppExportTable, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetExportTable(ppExportTable, pExportTableId);
     cubind_result = call_cuGetExportTable(ppExportTable, pExportTableId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 424), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 424), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
         cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26188,7 +26188,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevReso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxCreate(phCtx, desc, dev, flags);
     cubind_result = call_cuGreenCtxCreate(phCtx, desc, dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 425), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 425), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -26243,7 +26243,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxDestroy(CUgreenCtx hCtx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxDestroy(hCtx);
     cubind_result = call_cuGreenCtxDestroy(hCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 426), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 426), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26295,7 +26295,7 @@ static CUBIND_COLD CUresult traced_cuCtxFromGreenCtx(CUcontext *pContext, CUgree
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxFromGreenCtx(pContext, hCtx);
     cubind_result = call_cuCtxFromGreenCtx(pContext, hCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 427), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 427), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pContext", (uintptr_t)pContext);
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26348,7 +26348,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetDevResource(CUdevice device, CUdev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetDevResource(device, resource, type);
     cubind_result = call_cuDeviceGetDevResource(device, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 428), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 428), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
@@ -26402,7 +26402,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetDevResource(CUcontext hCtx, CUdevReso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetDevResource(hCtx, resource, type);
     cubind_result = call_cuCtxGetDevResource(hCtx, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 429), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 429), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
@@ -26456,7 +26456,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUd
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxGetDevResource(hCtx, resource, type);
     cubind_result = call_cuGreenCtxGetDevResource(hCtx, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 430), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 430), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
@@ -26510,7 +26510,7 @@ static CUBIND_COLD CUresult traced_cuDevSmResourceSplitByCount(CUdevResource *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
     cubind_result = call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 431), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 431), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "result", (uintptr_t)result);
         cubind__trace_pointer(&cubind_call, "nbGroups", (uintptr_t)nbGroups);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
@@ -26567,7 +26567,7 @@ static CUBIND_COLD CUresult traced_cuDevResourceGenerateDesc(CUdevResourceDesc *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
     cubind_result = call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 432), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 432), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phDesc", (uintptr_t)phDesc);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_unsigned(&cubind_call, "nbResources", (unsigned long long)nbResources);
@@ -26621,7 +26621,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUeven
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxRecordEvent(hCtx, hEvent);
     cubind_result = call_cuGreenCtxRecordEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 433), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 433), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26674,7 +26674,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxWaitEvent(hCtx, hEvent);
     cubind_result = call_cuGreenCtxWaitEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 434), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 434), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26727,7 +26727,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetGreenCtx(CUstream hStream, CUgreen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetGreenCtx(hStream, phCtx);
     cubind_result = call_cuStreamGetGreenCtx(hStream, phCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 435), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 435), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26780,7 +26780,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxStreamCreate(CUstream *phStream, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
     cubind_result = call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 436), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 436), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
         cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -26835,7 +26835,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxGetId(greenCtx, greenCtxId);
     cubind_result = call_cuGreenCtxGetId(greenCtx, greenCtxId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 437), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 437), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
         cubind__trace_pointer(&cubind_call, "greenCtxId", (uintptr_t)greenCtxId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26888,7 +26888,7 @@ static CUBIND_COLD CUresult traced_cuLogsRegisterCallback(CUlogsCallback callbac
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
     cubind_result = call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 438), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 438), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
         cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
@@ -26942,7 +26942,7 @@ static CUBIND_COLD CUresult traced_cuLogsUnregisterCallback(CUlogsCallbackHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsUnregisterCallback(callback);
     cubind_result = call_cuLogsUnregisterCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 439), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 439), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26994,7 +26994,7 @@ static CUBIND_COLD CUresult traced_cuLogsCurrent(CUlogIterator *iterator_out, un
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsCurrent(iterator_out, flags);
     cubind_result = call_cuLogsCurrent(iterator_out, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 440), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 440), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27047,7 +27047,7 @@ static CUBIND_COLD CUresult traced_cuLogsDumpToFile(CUlogIterator *iterator, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsDumpToFile(iterator, pathToFile, flags);
     cubind_result = call_cuLogsDumpToFile(iterator, pathToFile, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 441), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 441), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
         cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -27101,7 +27101,7 @@ static CUBIND_COLD CUresult traced_cuLogsDumpToMemory(CUlogIterator *iterator, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsDumpToMemory(iterator, buffer, size, flags);
     cubind_result = call_cuLogsDumpToMemory(iterator, buffer, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 442), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 442), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
         cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -27156,7 +27156,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessGetRestoreThreadId(int pid
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
     cubind_result = call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 443), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 443), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "tid", (uintptr_t)tid);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27209,7 +27209,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessGetState(int pid, CUproces
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessGetState(pid, state);
     cubind_result = call_cuCheckpointProcessGetState(pid, state);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 444), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 444), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27262,7 +27262,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessLock(int pid, CUcheckpoint
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessLock(pid, args);
     cubind_result = call_cuCheckpointProcessLock(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 445), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 445), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27315,7 +27315,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessCheckpoint(int pid, CUchec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessCheckpoint(pid, args);
     cubind_result = call_cuCheckpointProcessCheckpoint(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 446), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 446), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27368,7 +27368,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessRestore(int pid, CUcheckpo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessRestore(pid, args);
     cubind_result = call_cuCheckpointProcessRestore(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 447), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 447), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27421,7 +27421,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessUnlock(int pid, CUcheckpoi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessUnlock(pid, args);
     cubind_result = call_cuCheckpointProcessUnlock(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 448), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 448), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);

@@ -24,6 +24,23 @@
 #endif
 
 
+/* cublasCreate with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cublas_create((cublasHandle_t *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUBLAS, "cublasCreate", cubind_first_call,
+                              NULL, 0, CUBLAS_STATUS_NOT_INITIALIZED);
+}
+
 static void test_cubind_cublas_create(void **cubind_state)
 {
     cublasHandle_t *handle = (cublasHandle_t *)(uintptr_t)0x10000010u;
@@ -21954,6 +21971,7 @@ static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_cublas[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cublas_create),
     cmocka_unit_test(test_cubind_cublas_destroy),
     cmocka_unit_test(test_cubind_cublas_get_version),
@@ -22495,4 +22513,4 @@ const struct CMUnitTest cubind_passthrough_cublas[] = {
     cmocka_unit_test(test_cubind_cublas_hgemm_strided_batched_64),
 };
 
-const size_t cubind_passthrough_cublas_count = 539;
+const size_t cubind_passthrough_cublas_count = 540;

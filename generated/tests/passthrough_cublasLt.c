@@ -24,6 +24,23 @@
 #endif
 
 
+/* cublasLtCreate with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cublasLt_create((cublasLtHandle_t *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUBLASLT, "cublasLtCreate", cubind_first_call,
+                              NULL, 0, CUBLAS_STATUS_NOT_INITIALIZED);
+}
+
 static void test_cubind_cublasLt_create(void **cubind_state)
 {
     cublasLtHandle_t *lightHandle = (cublasLtHandle_t *)(uintptr_t)0x10000010u;
@@ -1417,6 +1434,7 @@ static void test_cubind_cublasLt_logger_force_disable(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_cublasLt[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cublasLt_create),
     cmocka_unit_test(test_cubind_cublasLt_destroy),
     cmocka_unit_test(test_cubind_cublasLt_get_status_name),
@@ -1469,4 +1487,4 @@ const struct CMUnitTest cubind_passthrough_cublasLt[] = {
     cmocka_unit_test(test_cubind_cublasLt_logger_force_disable),
 };
 
-const size_t cubind_passthrough_cublasLt_count = 50;
+const size_t cubind_passthrough_cublasLt_count = 51;

@@ -24,6 +24,23 @@
 #endif
 
 
+/* cudnnQueryRuntimeError with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cudnn_query_runtime_error((cudnnHandle_t)(void *)scratch, (cudnnStatus_t *)(void *)scratch, (cudnnErrQueryMode_t)0, (cudnnRuntimeTag_t *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUDNN, "cudnnQueryRuntimeError", cubind_first_call,
+                              NULL, 0, CUDNN_STATUS_NOT_INITIALIZED);
+}
+
 static void test_cubind_cudnn_get_version(void **cubind_state)
 {
     const uintptr_t cubind_expected = 0x51u;
@@ -7451,6 +7468,7 @@ static void test_cubind_cudnn_fused_ops_execute(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_cudnn[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cudnn_get_version),
     cmocka_unit_test(test_cubind_cudnn_get_max_device_version),
     cmocka_unit_test(test_cubind_cudnn_get_cudart_version),
@@ -7673,4 +7691,4 @@ const struct CMUnitTest cubind_passthrough_cudnn[] = {
     cmocka_unit_test(test_cubind_cudnn_fused_ops_execute),
 };
 
-const size_t cubind_passthrough_cudnn_count = 220;
+const size_t cubind_passthrough_cudnn_count = 221;

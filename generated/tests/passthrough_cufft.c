@@ -24,6 +24,23 @@
 #endif
 
 
+/* cufftPlan1d with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cufft_plan1d((cufftHandle *)(void *)scratch, (int)0, (cufftType)0, (int)0);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUFFT, "cufftPlan1d", cubind_first_call,
+                              NULL, 0, CUFFT_INVALID_PLAN);
+}
+
 static void test_cubind_cufft_plan1d(void **cubind_state)
 {
     cufftHandle *plan = (cufftHandle *)(uintptr_t)0x10000010u;
@@ -1719,6 +1736,7 @@ static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_cufft[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cufft_plan1d),
     cmocka_unit_test(test_cubind_cufft_plan2d),
     cmocka_unit_test(test_cubind_cufft_plan3d),
@@ -1777,4 +1795,4 @@ const struct CMUnitTest cubind_passthrough_cufft[] = {
     cmocka_unit_test(test_cubind_cufft_xt_set_work_area_policy),
 };
 
-const size_t cubind_passthrough_cufft_count = 56;
+const size_t cubind_passthrough_cufft_count = 57;

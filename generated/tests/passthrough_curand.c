@@ -24,6 +24,23 @@
 #endif
 
 
+/* curandCreateGenerator with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_curand_create_generator((curandGenerator_t *)(void *)scratch, (curandRngType_t)0);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CURAND, "curandCreateGenerator", cubind_first_call,
+                              NULL, 0, CURAND_STATUS_VERSION_MISMATCH);
+}
+
 static void test_cubind_curand_create_generator(void **cubind_state)
 {
     curandGenerator_t *generator = (curandGenerator_t *)(uintptr_t)0x10000010u;
@@ -794,6 +811,7 @@ static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_curand[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_curand_create_generator),
     cmocka_unit_test(test_cubind_curand_create_generator_host),
     cmocka_unit_test(test_cubind_curand_destroy_generator),
@@ -825,4 +843,4 @@ const struct CMUnitTest cubind_passthrough_curand[] = {
     cmocka_unit_test(test_cubind_curand_get_scramble_constants64),
 };
 
-const size_t cubind_passthrough_curand_count = 29;
+const size_t cubind_passthrough_curand_count = 30;

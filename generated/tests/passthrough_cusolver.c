@@ -24,6 +24,23 @@
 #endif
 
 
+/* cusolverGetVersion with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cusolver_get_version((int *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUSOLVER, "cusolverGetVersion", cubind_first_call,
+                              NULL, 0, CUSOLVER_STATUS_NOT_INITIALIZED);
+}
+
 static void test_cubind_cusolver_get_property(void **cubind_state)
 {
     libraryPropertyType type = (libraryPropertyType)64;
@@ -23018,6 +23035,7 @@ static void test_cubind_cusolverRf_batch_zero_pivot(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_cusolver[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cusolver_get_property),
     cmocka_unit_test(test_cubind_cusolver_get_version),
     cmocka_unit_test(test_cubind_cusolverDn_create),
@@ -23597,4 +23615,4 @@ const struct CMUnitTest cubind_passthrough_cusolver[] = {
     cmocka_unit_test(test_cubind_cusolverRf_batch_zero_pivot),
 };
 
-const size_t cubind_passthrough_cusolver_count = 577;
+const size_t cubind_passthrough_cusolver_count = 578;

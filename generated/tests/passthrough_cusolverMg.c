@@ -24,6 +24,23 @@
 #endif
 
 
+/* cusolverMgCreate with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cusolverMg_create((cusolverMgHandle_t *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", cubind_first_call,
+                              NULL, 0, CUSOLVER_STATUS_NOT_INITIALIZED);
+}
+
 static void test_cubind_cusolverMg_create(void **cubind_state)
 {
     cusolverMgHandle_t *handle = (cusolverMgHandle_t *)(uintptr_t)0x10000010u;
@@ -762,6 +779,7 @@ static void test_cubind_cusolverMg_potri(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_cusolverMg[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cusolverMg_create),
     cmocka_unit_test(test_cubind_cusolverMg_destroy),
     cmocka_unit_test(test_cubind_cusolverMg_device_select),
@@ -783,4 +801,4 @@ const struct CMUnitTest cubind_passthrough_cusolverMg[] = {
     cmocka_unit_test(test_cubind_cusolverMg_potri),
 };
 
-const size_t cubind_passthrough_cusolverMg_count = 19;
+const size_t cubind_passthrough_cusolverMg_count = 20;

@@ -24,6 +24,23 @@
 #endif
 
 
+/* cusparseCreate with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cusparse_create((cusparseHandle_t *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_CUSPARSE, "cusparseCreate", cubind_first_call,
+                              NULL, 0, CUSPARSE_STATUS_NOT_INITIALIZED);
+}
+
 static void test_cubind_cusparse_create(void **cubind_state)
 {
     cusparseHandle_t *handle = (cusparseHandle_t *)(uintptr_t)0x10000010u;
@@ -18349,6 +18366,7 @@ static void test_cubind_cusparse_hprune_csr2csr_by_percentage(void **cubind_stat
 }
 
 const struct CMUnitTest cubind_passthrough_cusparse[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_cusparse_create),
     cmocka_unit_test(test_cubind_cusparse_destroy),
     cmocka_unit_test(test_cubind_cusparse_get_version),
@@ -18811,4 +18829,4 @@ const struct CMUnitTest cubind_passthrough_cusparse[] = {
     cmocka_unit_test(test_cubind_cusparse_hprune_csr2csr_by_percentage),
 };
 
-const size_t cubind_passthrough_cusparse_count = 460;
+const size_t cubind_passthrough_cusparse_count = 461;

@@ -24,6 +24,24 @@
 #endif
 
 
+/* cuGetErrorString with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_driver_get_error_string((CUresult)0, (const char **)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    static const int cubind_informational[] = { CUDA_ERROR_NOT_READY };
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_DRIVER, "cuGetErrorString", cubind_first_call,
+                              cubind_informational, 1, CUDA_ERROR_INVALID_VALUE);
+}
+
 static void test_cubind_driver_get_error_string(void **cubind_state)
 {
     CUresult error = (CUresult)64;
@@ -1214,7 +1232,7 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
 {
     CUcontext hCtx = (CUcontext)(uintptr_t)0x10030010u;
     CUevent hEvent = (CUevent)(uintptr_t)0x10030020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1239,7 +1257,7 @@ static void test_cubind_driver_ctx_attach(void **cubind_state)
 {
     CUcontext *pctx = (CUcontext *)(uintptr_t)0x10031010u;
     unsigned int flags = (unsigned int)0x120c41;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1263,7 +1281,7 @@ static void test_cubind_driver_ctx_attach(void **cubind_state)
 static void test_cubind_driver_ctx_detach(void **cubind_state)
 {
     CUcontext ctx = (CUcontext)(uintptr_t)0x10032010u;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1286,7 +1304,7 @@ static void test_cubind_driver_ctx_detach(void **cubind_state)
 static void test_cubind_driver_ctx_get_shared_mem_config(void **cubind_state)
 {
     CUsharedconfig *pConfig = (CUsharedconfig *)(uintptr_t)0x10033010u;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1309,7 +1327,7 @@ static void test_cubind_driver_ctx_get_shared_mem_config(void **cubind_state)
 static void test_cubind_driver_ctx_set_shared_mem_config(void **cubind_state)
 {
     CUsharedconfig config = (CUsharedconfig)64;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1333,7 +1351,7 @@ static void test_cubind_driver_module_load(void **cubind_state)
 {
     CUmodule *module = (CUmodule *)(uintptr_t)0x10035010u;
     const char *fname = (const char *)(uintptr_t)0x10035020u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1358,7 +1376,7 @@ static void test_cubind_driver_module_load_data(void **cubind_state)
 {
     CUmodule *module = (CUmodule *)(uintptr_t)0x10036010u;
     const void *image = (const void *)(uintptr_t)0x10036020u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1386,7 +1404,7 @@ static void test_cubind_driver_module_load_data_ex(void **cubind_state)
     unsigned int numOptions = (unsigned int)0x120dc2;
     CUjit_option *options = (CUjit_option *)(uintptr_t)0x10037040u;
     void **optionValues = (void **)(uintptr_t)0x10037050u;
-    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1414,7 +1432,7 @@ static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
 {
     CUmodule *module = (CUmodule *)(uintptr_t)0x10038010u;
     const void *fatCubin = (const void *)(uintptr_t)0x10038020u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1438,7 +1456,7 @@ static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
 static void test_cubind_driver_module_unload(void **cubind_state)
 {
     CUmodule hmod = (CUmodule)(uintptr_t)0x10039010u;
-    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
+    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1461,7 +1479,7 @@ static void test_cubind_driver_module_unload(void **cubind_state)
 static void test_cubind_driver_module_get_loading_mode(void **cubind_state)
 {
     CUmoduleLoadingMode *mode = (CUmoduleLoadingMode *)(uintptr_t)0x1003a010u;
-    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1486,7 +1504,7 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
     CUfunction *hfunc = (CUfunction *)(uintptr_t)0x1003b010u;
     CUmodule hmod = (CUmodule)(uintptr_t)0x1003b020u;
     const char *name = (const char *)(uintptr_t)0x1003b030u;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1512,7 +1530,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
 {
     unsigned int *count = (unsigned int *)(uintptr_t)0x1003c010u;
     CUmodule mod = (CUmodule)(uintptr_t)0x1003c020u;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1538,7 +1556,7 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
     CUfunction *functions = (CUfunction *)(uintptr_t)0x1003d010u;
     unsigned int numFunctions = (unsigned int)0x120f41;
     CUmodule mod = (CUmodule)(uintptr_t)0x1003d030u;
-    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1566,7 +1584,7 @@ static void test_cubind_driver_module_get_global(void **cubind_state)
     size_t *bytes = (size_t *)(uintptr_t)0x1003e020u;
     CUmodule hmod = (CUmodule)(uintptr_t)0x1003e030u;
     const char *name = (const char *)(uintptr_t)0x1003e040u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1595,7 +1613,7 @@ static void test_cubind_driver_link_create(void **cubind_state)
     CUjit_option *options = (CUjit_option *)(uintptr_t)0x1003f020u;
     void **optionValues = (void **)(uintptr_t)0x1003f030u;
     CUlinkState *stateOut = (CUlinkState *)(uintptr_t)0x1003f040u;
-    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1628,7 +1646,7 @@ static void test_cubind_driver_link_add_data(void **cubind_state)
     unsigned int numOptions = (unsigned int)0x121005;
     CUjit_option *options = (CUjit_option *)(uintptr_t)0x10040070u;
     void **optionValues = (void **)(uintptr_t)0x10040080u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1663,7 +1681,7 @@ static void test_cubind_driver_link_add_file(void **cubind_state)
     unsigned int numOptions = (unsigned int)0x121043;
     CUjit_option *options = (CUjit_option *)(uintptr_t)0x10041050u;
     void **optionValues = (void **)(uintptr_t)0x10041060u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1693,7 +1711,7 @@ static void test_cubind_driver_link_complete(void **cubind_state)
     CUlinkState state = (CUlinkState)(uintptr_t)0x10042010u;
     void **cubinOut = (void **)(uintptr_t)0x10042020u;
     size_t *sizeOut = (size_t *)(uintptr_t)0x10042030u;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1718,7 +1736,7 @@ static void test_cubind_driver_link_complete(void **cubind_state)
 static void test_cubind_driver_link_destroy(void **cubind_state)
 {
     CUlinkState state = (CUlinkState)(uintptr_t)0x10043010u;
-    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1743,7 +1761,7 @@ static void test_cubind_driver_module_get_tex_ref(void **cubind_state)
     CUtexref *pTexRef = (CUtexref *)(uintptr_t)0x10044010u;
     CUmodule hmod = (CUmodule)(uintptr_t)0x10044020u;
     const char *name = (const char *)(uintptr_t)0x10044030u;
-    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1770,7 +1788,7 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
     CUsurfref *pSurfRef = (CUsurfref *)(uintptr_t)0x10045010u;
     CUmodule hmod = (CUmodule)(uintptr_t)0x10045020u;
     const char *name = (const char *)(uintptr_t)0x10045030u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1802,7 +1820,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     CUlibraryOption *libraryOptions = (CUlibraryOption *)(uintptr_t)0x10046060u;
     void **libraryOptionValues = (void **)(uintptr_t)0x10046070u;
     unsigned int numLibraryOptions = (unsigned int)0x121187;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1839,7 +1857,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     CUlibraryOption *libraryOptions = (CUlibraryOption *)(uintptr_t)0x10047060u;
     void **libraryOptionValues = (void **)(uintptr_t)0x10047070u;
     unsigned int numLibraryOptions = (unsigned int)0x1211c7;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1869,7 +1887,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
 static void test_cubind_driver_library_unload(void **cubind_state)
 {
     CUlibrary library = (CUlibrary)(uintptr_t)0x10048010u;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1894,7 +1912,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     CUkernel *pKernel = (CUkernel *)(uintptr_t)0x10049010u;
     CUlibrary library = (CUlibrary)(uintptr_t)0x10049020u;
     const char *name = (const char *)(uintptr_t)0x10049030u;
-    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1920,7 +1938,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
 {
     unsigned int *count = (unsigned int *)(uintptr_t)0x1004a010u;
     CUlibrary lib = (CUlibrary)(uintptr_t)0x1004a020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1946,7 +1964,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     CUkernel *kernels = (CUkernel *)(uintptr_t)0x1004b010u;
     unsigned int numKernels = (unsigned int)0x1212c1;
     CUlibrary lib = (CUlibrary)(uintptr_t)0x1004b030u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1972,7 +1990,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
 {
     CUmodule *pMod = (CUmodule *)(uintptr_t)0x1004c010u;
     CUlibrary library = (CUlibrary)(uintptr_t)0x1004c020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -1997,7 +2015,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
 {
     CUfunction *pFunc = (CUfunction *)(uintptr_t)0x1004d010u;
     CUkernel kernel = (CUkernel)(uintptr_t)0x1004d020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2022,7 +2040,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
 {
     CUlibrary *pLib = (CUlibrary *)(uintptr_t)0x1004e010u;
     CUkernel kernel = (CUkernel)(uintptr_t)0x1004e020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2049,7 +2067,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     size_t *bytes = (size_t *)(uintptr_t)0x1004f020u;
     CUlibrary library = (CUlibrary)(uintptr_t)0x1004f030u;
     const char *name = (const char *)(uintptr_t)0x1004f040u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2078,7 +2096,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     size_t *bytes = (size_t *)(uintptr_t)0x10050020u;
     CUlibrary library = (CUlibrary)(uintptr_t)0x10050030u;
     const char *name = (const char *)(uintptr_t)0x10050040u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2106,7 +2124,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     void **fptr = (void **)(uintptr_t)0x10051010u;
     CUlibrary library = (CUlibrary)(uintptr_t)0x10051020u;
     const char *symbol = (const char *)(uintptr_t)0x10051030u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2134,7 +2152,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     CUfunction_attribute attrib = (CUfunction_attribute)65;
     CUkernel kernel = (CUkernel)(uintptr_t)0x10052030u;
     CUdevice dev = (CUdevice)0x121483;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2163,7 +2181,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     int val = (int)0x1214c1;
     CUkernel kernel = (CUkernel)(uintptr_t)0x10053030u;
     CUdevice dev = (CUdevice)0x1214c3;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2191,7 +2209,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     CUkernel kernel = (CUkernel)(uintptr_t)0x10054010u;
     CUfunc_cache config = (CUfunc_cache)65;
     CUdevice dev = (CUdevice)0x121502;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2217,7 +2235,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
 {
     const char **name = (const char **)(uintptr_t)0x10055010u;
     CUkernel hfunc = (CUkernel)(uintptr_t)0x10055020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2244,7 +2262,7 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
     size_t paramIndex = (size_t)0x123400005601LL;
     size_t *paramOffset = (size_t *)(uintptr_t)0x10056030u;
     size_t *paramSize = (size_t *)(uintptr_t)0x10056040u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2271,7 +2289,7 @@ static void test_cubind_driver_mem_get_info(void **cubind_state)
 {
     size_t *free = (size_t *)(uintptr_t)0x10057010u;
     size_t *total = (size_t *)(uintptr_t)0x10057020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2296,7 +2314,7 @@ static void test_cubind_driver_mem_alloc(void **cubind_state)
 {
     CUdeviceptr *dptr = (CUdeviceptr *)(uintptr_t)0x10058010u;
     size_t bytesize = (size_t)0x123400005801LL;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2324,7 +2342,7 @@ static void test_cubind_driver_mem_alloc_pitch(void **cubind_state)
     size_t WidthInBytes = (size_t)0x123400005902LL;
     size_t Height = (size_t)0x123400005903LL;
     unsigned int ElementSizeBytes = (unsigned int)0x121644;
-    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2351,7 +2369,7 @@ static void test_cubind_driver_mem_alloc_pitch(void **cubind_state)
 static void test_cubind_driver_mem_free(void **cubind_state)
 {
     CUdeviceptr dptr = (CUdeviceptr)0x123400005a00LL;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2376,7 +2394,7 @@ static void test_cubind_driver_mem_get_address_range(void **cubind_state)
     CUdeviceptr *pbase = (CUdeviceptr *)(uintptr_t)0x1005b010u;
     size_t *psize = (size_t *)(uintptr_t)0x1005b020u;
     CUdeviceptr dptr = (CUdeviceptr)0x123400005b02LL;
-    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2402,7 +2420,7 @@ static void test_cubind_driver_mem_alloc_host(void **cubind_state)
 {
     void **pp = (void **)(uintptr_t)0x1005c010u;
     size_t bytesize = (size_t)0x123400005c01LL;
-    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2426,7 +2444,7 @@ static void test_cubind_driver_mem_alloc_host(void **cubind_state)
 static void test_cubind_driver_mem_free_host(void **cubind_state)
 {
     void *p = (void *)(uintptr_t)0x1005d010u;
-    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2451,7 +2469,7 @@ static void test_cubind_driver_mem_host_alloc(void **cubind_state)
     void **pp = (void **)(uintptr_t)0x1005e010u;
     size_t bytesize = (size_t)0x123400005e01LL;
     unsigned int Flags = (unsigned int)0x121782;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2478,7 +2496,7 @@ static void test_cubind_driver_mem_host_get_device_pointer(void **cubind_state)
     CUdeviceptr *pdptr = (CUdeviceptr *)(uintptr_t)0x1005f010u;
     void *p = (void *)(uintptr_t)0x1005f020u;
     unsigned int Flags = (unsigned int)0x1217c2;
-    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2504,7 +2522,7 @@ static void test_cubind_driver_mem_host_get_flags(void **cubind_state)
 {
     unsigned int *pFlags = (unsigned int *)(uintptr_t)0x10060010u;
     void *p = (void *)(uintptr_t)0x10060020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2530,7 +2548,7 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
     CUdeviceptr *dptr = (CUdeviceptr *)(uintptr_t)0x10061010u;
     size_t bytesize = (size_t)0x123400006101LL;
     unsigned int flags = (unsigned int)0x121842;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2558,7 +2576,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     CUasyncCallback callbackFunc = (CUasyncCallback)(uintptr_t)0x10062020u;
     void *userData = (void *)(uintptr_t)0x10062030u;
     CUasyncCallbackHandle *callback = (CUasyncCallbackHandle *)(uintptr_t)0x10062040u;
-    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
+    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2585,7 +2603,7 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
 {
     CUdevice device = (CUdevice)0x1218c0;
     CUasyncCallbackHandle callback = (CUasyncCallbackHandle)(uintptr_t)0x10063020u;
-    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2610,7 +2628,7 @@ static void test_cubind_driver_device_get_by_pci_bus_id(void **cubind_state)
 {
     CUdevice *dev = (CUdevice *)(uintptr_t)0x10064010u;
     const char *pciBusId = (const char *)(uintptr_t)0x10064020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
+    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2636,7 +2654,7 @@ static void test_cubind_driver_device_get_pci_bus_id(void **cubind_state)
     char *pciBusId = (char *)(uintptr_t)0x10065010u;
     int len = (int)0x121941;
     CUdevice dev = (CUdevice)0x121942;
-    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2662,7 +2680,7 @@ static void test_cubind_driver_ipc_get_event_handle(void **cubind_state)
 {
     CUipcEventHandle *pHandle = (CUipcEventHandle *)(uintptr_t)0x10066010u;
     CUevent event = (CUevent)(uintptr_t)0x10066020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2687,7 +2705,7 @@ static void test_cubind_driver_ipc_open_event_handle(void **cubind_state)
 {
     CUevent *phEvent = (CUevent *)(uintptr_t)0x10067010u;
     CUipcEventHandle handle;
-    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2713,7 +2731,7 @@ static void test_cubind_driver_ipc_get_mem_handle(void **cubind_state)
 {
     CUipcMemHandle *pHandle = (CUipcMemHandle *)(uintptr_t)0x10068010u;
     CUdeviceptr dptr = (CUdeviceptr)0x123400006801LL;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2739,7 +2757,7 @@ static void test_cubind_driver_ipc_open_mem_handle(void **cubind_state)
     CUdeviceptr *pdptr = (CUdeviceptr *)(uintptr_t)0x10069010u;
     CUipcMemHandle handle;
     unsigned int Flags = (unsigned int)0x121a42;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2765,7 +2783,7 @@ static void test_cubind_driver_ipc_open_mem_handle(void **cubind_state)
 static void test_cubind_driver_ipc_close_mem_handle(void **cubind_state)
 {
     CUdeviceptr dptr = (CUdeviceptr)0x123400006a00LL;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2790,7 +2808,7 @@ static void test_cubind_driver_mem_host_register(void **cubind_state)
     void *p = (void *)(uintptr_t)0x1006b010u;
     size_t bytesize = (size_t)0x123400006b01LL;
     unsigned int Flags = (unsigned int)0x121ac2;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
+    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2815,7 +2833,7 @@ static void test_cubind_driver_mem_host_register(void **cubind_state)
 static void test_cubind_driver_mem_host_unregister(void **cubind_state)
 {
     void *p = (void *)(uintptr_t)0x1006c010u;
-    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
+    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2840,7 +2858,7 @@ static void test_cubind_driver_memcpy(void **cubind_state)
     CUdeviceptr dst = (CUdeviceptr)0x123400006d00LL;
     CUdeviceptr src = (CUdeviceptr)0x123400006d01LL;
     size_t ByteCount = (size_t)0x123400006d02LL;
-    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2869,7 +2887,7 @@ static void test_cubind_driver_memcpy_peer(void **cubind_state)
     CUdeviceptr srcDevice = (CUdeviceptr)0x123400006e02LL;
     CUcontext srcContext = (CUcontext)(uintptr_t)0x1006e040u;
     size_t ByteCount = (size_t)0x123400006e04LL;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
+    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2898,7 +2916,7 @@ static void test_cubind_driver_memcpy_hto_d(void **cubind_state)
     CUdeviceptr dstDevice = (CUdeviceptr)0x123400006f00LL;
     const void *srcHost = (const void *)(uintptr_t)0x1006f020u;
     size_t ByteCount = (size_t)0x123400006f02LL;
-    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2925,7 +2943,7 @@ static void test_cubind_driver_memcpy_dto_h(void **cubind_state)
     void *dstHost = (void *)(uintptr_t)0x10070010u;
     CUdeviceptr srcDevice = (CUdeviceptr)0x123400007001LL;
     size_t ByteCount = (size_t)0x123400007002LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2952,7 +2970,7 @@ static void test_cubind_driver_memcpy_dto_d(void **cubind_state)
     CUdeviceptr dstDevice = (CUdeviceptr)0x123400007100LL;
     CUdeviceptr srcDevice = (CUdeviceptr)0x123400007101LL;
     size_t ByteCount = (size_t)0x123400007102LL;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -2980,7 +2998,7 @@ static void test_cubind_driver_memcpy_dto_a(void **cubind_state)
     size_t dstOffset = (size_t)0x123400007201LL;
     CUdeviceptr srcDevice = (CUdeviceptr)0x123400007202LL;
     size_t ByteCount = (size_t)0x123400007203LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3009,7 +3027,7 @@ static void test_cubind_driver_memcpy_ato_d(void **cubind_state)
     CUarray srcArray = (CUarray)(uintptr_t)0x10073020u;
     size_t srcOffset = (size_t)0x123400007302LL;
     size_t ByteCount = (size_t)0x123400007303LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3038,7 +3056,7 @@ static void test_cubind_driver_memcpy_hto_a(void **cubind_state)
     size_t dstOffset = (size_t)0x123400007401LL;
     const void *srcHost = (const void *)(uintptr_t)0x10074030u;
     size_t ByteCount = (size_t)0x123400007403LL;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
+    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3067,7 +3085,7 @@ static void test_cubind_driver_memcpy_ato_h(void **cubind_state)
     CUarray srcArray = (CUarray)(uintptr_t)0x10075020u;
     size_t srcOffset = (size_t)0x123400007502LL;
     size_t ByteCount = (size_t)0x123400007503LL;
-    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3097,7 +3115,7 @@ static void test_cubind_driver_memcpy_ato_a(void **cubind_state)
     CUarray srcArray = (CUarray)(uintptr_t)0x10076030u;
     size_t srcOffset = (size_t)0x123400007603LL;
     size_t ByteCount = (size_t)0x123400007604LL;
-    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3124,7 +3142,7 @@ static void test_cubind_driver_memcpy_ato_a(void **cubind_state)
 static void test_cubind_driver_memcpy2_d(void **cubind_state)
 {
     const CUDA_MEMCPY2D *pCopy = (const CUDA_MEMCPY2D *)(uintptr_t)0x10077010u;
-    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3147,7 +3165,7 @@ static void test_cubind_driver_memcpy2_d(void **cubind_state)
 static void test_cubind_driver_memcpy2_d_unaligned(void **cubind_state)
 {
     const CUDA_MEMCPY2D *pCopy = (const CUDA_MEMCPY2D *)(uintptr_t)0x10078010u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3170,7 +3188,7 @@ static void test_cubind_driver_memcpy2_d_unaligned(void **cubind_state)
 static void test_cubind_driver_memcpy3_d(void **cubind_state)
 {
     const CUDA_MEMCPY3D *pCopy = (const CUDA_MEMCPY3D *)(uintptr_t)0x10079010u;
-    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3193,7 +3211,7 @@ static void test_cubind_driver_memcpy3_d(void **cubind_state)
 static void test_cubind_driver_memcpy3_d_peer(void **cubind_state)
 {
     const CUDA_MEMCPY3D_PEER *pCopy = (const CUDA_MEMCPY3D_PEER *)(uintptr_t)0x1007a010u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3219,7 +3237,7 @@ static void test_cubind_driver_memcpy_async(void **cubind_state)
     CUdeviceptr src = (CUdeviceptr)0x123400007b01LL;
     size_t ByteCount = (size_t)0x123400007b02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1007b040u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3250,7 +3268,7 @@ static void test_cubind_driver_memcpy_peer_async(void **cubind_state)
     CUcontext srcContext = (CUcontext)(uintptr_t)0x1007c040u;
     size_t ByteCount = (size_t)0x123400007c04LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1007c060u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3281,7 +3299,7 @@ static void test_cubind_driver_memcpy_hto_d_async(void **cubind_state)
     const void *srcHost = (const void *)(uintptr_t)0x1007d020u;
     size_t ByteCount = (size_t)0x123400007d02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1007d040u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
+    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3310,7 +3328,7 @@ static void test_cubind_driver_memcpy_dto_h_async(void **cubind_state)
     CUdeviceptr srcDevice = (CUdeviceptr)0x123400007e01LL;
     size_t ByteCount = (size_t)0x123400007e02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1007e040u;
-    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3339,7 +3357,7 @@ static void test_cubind_driver_memcpy_dto_d_async(void **cubind_state)
     CUdeviceptr srcDevice = (CUdeviceptr)0x123400007f01LL;
     size_t ByteCount = (size_t)0x123400007f02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1007f040u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3369,7 +3387,7 @@ static void test_cubind_driver_memcpy_hto_a_async(void **cubind_state)
     const void *srcHost = (const void *)(uintptr_t)0x10080030u;
     size_t ByteCount = (size_t)0x123400008003LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10080050u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3400,7 +3418,7 @@ static void test_cubind_driver_memcpy_ato_h_async(void **cubind_state)
     size_t srcOffset = (size_t)0x123400008102LL;
     size_t ByteCount = (size_t)0x123400008103LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10081050u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3428,7 +3446,7 @@ static void test_cubind_driver_memcpy2_d_async(void **cubind_state)
 {
     const CUDA_MEMCPY2D *pCopy = (const CUDA_MEMCPY2D *)(uintptr_t)0x10082010u;
     CUstream hStream = (CUstream)(uintptr_t)0x10082020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3453,7 +3471,7 @@ static void test_cubind_driver_memcpy3_d_async(void **cubind_state)
 {
     const CUDA_MEMCPY3D *pCopy = (const CUDA_MEMCPY3D *)(uintptr_t)0x10083010u;
     CUstream hStream = (CUstream)(uintptr_t)0x10083020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3478,7 +3496,7 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
 {
     const CUDA_MEMCPY3D_PEER *pCopy = (const CUDA_MEMCPY3D_PEER *)(uintptr_t)0x10084010u;
     CUstream hStream = (CUstream)(uintptr_t)0x10084020u;
-    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3509,7 +3527,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     size_t *attrsIdxs = (size_t *)(uintptr_t)0x10085060u;
     size_t numAttrs = (size_t)0x123400008506LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10085080u;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3542,7 +3560,7 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     CUDA_MEMCPY3D_BATCH_OP *opList = (CUDA_MEMCPY3D_BATCH_OP *)(uintptr_t)0x10086020u;
     unsigned long long flags = (unsigned long long)0x123400008602LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10086040u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3570,7 +3588,7 @@ static void test_cubind_driver_memset_d8(void **cubind_state)
     CUdeviceptr dstDevice = (CUdeviceptr)0x123400008700LL;
     unsigned char uc = (unsigned char)34;
     size_t N = (size_t)0x123400008702LL;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3597,7 +3615,7 @@ static void test_cubind_driver_memset_d16(void **cubind_state)
     CUdeviceptr dstDevice = (CUdeviceptr)0x123400008800LL;
     unsigned short us = (unsigned short)0x1231;
     size_t N = (size_t)0x123400008802LL;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3624,7 +3642,7 @@ static void test_cubind_driver_memset_d32(void **cubind_state)
     CUdeviceptr dstDevice = (CUdeviceptr)0x123400008900LL;
     unsigned int ui = (unsigned int)0x122241;
     size_t N = (size_t)0x123400008902LL;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
+    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3653,7 +3671,7 @@ static void test_cubind_driver_memset_d2d8(void **cubind_state)
     unsigned char uc = (unsigned char)35;
     size_t Width = (size_t)0x123400008a03LL;
     size_t Height = (size_t)0x123400008a04LL;
-    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3684,7 +3702,7 @@ static void test_cubind_driver_memset_d2d16(void **cubind_state)
     unsigned short us = (unsigned short)0x1232;
     size_t Width = (size_t)0x123400008b03LL;
     size_t Height = (size_t)0x123400008b04LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
+    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3715,7 +3733,7 @@ static void test_cubind_driver_memset_d2d32(void **cubind_state)
     unsigned int ui = (unsigned int)0x122302;
     size_t Width = (size_t)0x123400008c03LL;
     size_t Height = (size_t)0x123400008c04LL;
-    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3745,7 +3763,7 @@ static void test_cubind_driver_memset_d8async(void **cubind_state)
     unsigned char uc = (unsigned char)34;
     size_t N = (size_t)0x123400008d02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1008d040u;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3774,7 +3792,7 @@ static void test_cubind_driver_memset_d16_async(void **cubind_state)
     unsigned short us = (unsigned short)0x1231;
     size_t N = (size_t)0x123400008e02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1008e040u;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3803,7 +3821,7 @@ static void test_cubind_driver_memset_d32_async(void **cubind_state)
     unsigned int ui = (unsigned int)0x1223c1;
     size_t N = (size_t)0x123400008f02LL;
     CUstream hStream = (CUstream)(uintptr_t)0x1008f040u;
-    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3834,7 +3852,7 @@ static void test_cubind_driver_memset_d2d8async(void **cubind_state)
     size_t Width = (size_t)0x123400009003LL;
     size_t Height = (size_t)0x123400009004LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10090060u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3867,7 +3885,7 @@ static void test_cubind_driver_memset_d2d16_async(void **cubind_state)
     size_t Width = (size_t)0x123400009103LL;
     size_t Height = (size_t)0x123400009104LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10091060u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
+    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3900,7 +3918,7 @@ static void test_cubind_driver_memset_d2d32_async(void **cubind_state)
     size_t Width = (size_t)0x123400009203LL;
     size_t Height = (size_t)0x123400009204LL;
     CUstream hStream = (CUstream)(uintptr_t)0x10092060u;
-    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3929,7 +3947,7 @@ static void test_cubind_driver_array_create(void **cubind_state)
 {
     CUarray *pHandle = (CUarray *)(uintptr_t)0x10093010u;
     const CUDA_ARRAY_DESCRIPTOR *pAllocateArray = (const CUDA_ARRAY_DESCRIPTOR *)(uintptr_t)0x10093020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3954,7 +3972,7 @@ static void test_cubind_driver_array_get_descriptor(void **cubind_state)
 {
     CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor = (CUDA_ARRAY_DESCRIPTOR *)(uintptr_t)0x10094010u;
     CUarray hArray = (CUarray)(uintptr_t)0x10094020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round;
 
@@ -3979,7 +3997,7 @@ static void test_cubind_driver_array_get_sparse_properties(void **cubind_state)
 {
     CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties = (CUDA_ARRAY_SPARSE_PROPERTIES *)(uintptr_t)0x10095010u;
     CUarray array = (CUarray)(uintptr_t)0x10095020u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4004,7 +4022,7 @@ static void test_cubind_driver_mipmapped_array_get_sparse_properties(void **cubi
 {
     CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties = (CUDA_ARRAY_SPARSE_PROPERTIES *)(uintptr_t)0x10096010u;
     CUmipmappedArray mipmap = (CUmipmappedArray)(uintptr_t)0x10096020u;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4030,7 +4048,7 @@ static void test_cubind_driver_array_get_memory_requirements(void **cubind_state
     CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements = (CUDA_ARRAY_MEMORY_REQUIREMENTS *)(uintptr_t)0x10097010u;
     CUarray array = (CUarray)(uintptr_t)0x10097020u;
     CUdevice device = (CUdevice)0x1225c2;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4057,7 +4075,7 @@ static void test_cubind_driver_mipmapped_array_get_memory_requirements(void **cu
     CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements = (CUDA_ARRAY_MEMORY_REQUIREMENTS *)(uintptr_t)0x10098010u;
     CUmipmappedArray mipmap = (CUmipmappedArray)(uintptr_t)0x10098020u;
     CUdevice device = (CUdevice)0x122602;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4084,7 +4102,7 @@ static void test_cubind_driver_array_get_plane(void **cubind_state)
     CUarray *pPlaneArray = (CUarray *)(uintptr_t)0x10099010u;
     CUarray hArray = (CUarray)(uintptr_t)0x10099020u;
     unsigned int planeIdx = (unsigned int)0x122642;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4109,7 +4127,7 @@ static void test_cubind_driver_array_get_plane(void **cubind_state)
 static void test_cubind_driver_array_destroy(void **cubind_state)
 {
     CUarray hArray = (CUarray)(uintptr_t)0x1009a010u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4133,7 +4151,7 @@ static void test_cubind_driver_array3_d_create(void **cubind_state)
 {
     CUarray *pHandle = (CUarray *)(uintptr_t)0x1009b010u;
     const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray = (const CUDA_ARRAY3D_DESCRIPTOR *)(uintptr_t)0x1009b020u;
-    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4158,7 +4176,7 @@ static void test_cubind_driver_array3_d_get_descriptor(void **cubind_state)
 {
     CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor = (CUDA_ARRAY3D_DESCRIPTOR *)(uintptr_t)0x1009c010u;
     CUarray hArray = (CUarray)(uintptr_t)0x1009c020u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4184,7 +4202,7 @@ static void test_cubind_driver_mipmapped_array_create(void **cubind_state)
     CUmipmappedArray *pHandle = (CUmipmappedArray *)(uintptr_t)0x1009d010u;
     const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc = (const CUDA_ARRAY3D_DESCRIPTOR *)(uintptr_t)0x1009d020u;
     unsigned int numMipmapLevels = (unsigned int)0x122742;
-    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4211,7 +4229,7 @@ static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
     CUarray *pLevelArray = (CUarray *)(uintptr_t)0x1009e010u;
     CUmipmappedArray hMipmappedArray = (CUmipmappedArray)(uintptr_t)0x1009e020u;
     unsigned int level = (unsigned int)0x122782;
-    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4236,7 +4254,7 @@ static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
 static void test_cubind_driver_mipmapped_array_destroy(void **cubind_state)
 {
     CUmipmappedArray hMipmappedArray = (CUmipmappedArray)(uintptr_t)0x1009f010u;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4263,7 +4281,7 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
     size_t size = (size_t)0x12340000a002LL;
     CUmemRangeHandleType handleType = (CUmemRangeHandleType)67;
     unsigned long long flags = (unsigned long long)0x12340000a004LL;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4294,7 +4312,7 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     unsigned int flags = (unsigned int)0x122842;
     size_t *errorIndex = (size_t *)(uintptr_t)0x100a1040u;
     CUstream stream = (CUstream)(uintptr_t)0x100a1050u;
-    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
+    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4325,7 +4343,7 @@ static void test_cubind_driver_mem_address_reserve(void **cubind_state)
     size_t alignment = (size_t)0x12340000a202LL;
     CUdeviceptr addr = (CUdeviceptr)0x12340000a203LL;
     unsigned long long flags = (unsigned long long)0x12340000a204LL;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4353,7 +4371,7 @@ static void test_cubind_driver_mem_address_free(void **cubind_state)
 {
     CUdeviceptr ptr = (CUdeviceptr)0x12340000a300LL;
     size_t size = (size_t)0x12340000a301LL;
-    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4380,7 +4398,7 @@ static void test_cubind_driver_mem_create(void **cubind_state)
     size_t size = (size_t)0x12340000a401LL;
     const CUmemAllocationProp *prop = (const CUmemAllocationProp *)(uintptr_t)0x100a4030u;
     unsigned long long flags = (unsigned long long)0x12340000a403LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4406,7 +4424,7 @@ static void test_cubind_driver_mem_create(void **cubind_state)
 static void test_cubind_driver_mem_release(void **cubind_state)
 {
     CUmemGenericAllocationHandle handle = (CUmemGenericAllocationHandle)0x12340000a500LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
+    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4433,7 +4451,7 @@ static void test_cubind_driver_mem_map(void **cubind_state)
     size_t offset = (size_t)0x12340000a602LL;
     CUmemGenericAllocationHandle handle = (CUmemGenericAllocationHandle)0x12340000a603LL;
     unsigned long long flags = (unsigned long long)0x12340000a604LL;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4462,7 +4480,7 @@ static void test_cubind_driver_mem_map_array_async(void **cubind_state)
     CUarrayMapInfo *mapInfoList = (CUarrayMapInfo *)(uintptr_t)0x100a7010u;
     unsigned int count = (unsigned int)0x1229c1;
     CUstream hStream = (CUstream)(uintptr_t)0x100a7030u;
-    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4488,7 +4506,7 @@ static void test_cubind_driver_mem_unmap(void **cubind_state)
 {
     CUdeviceptr ptr = (CUdeviceptr)0x12340000a800LL;
     size_t size = (size_t)0x12340000a801LL;
-    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4515,7 +4533,7 @@ static void test_cubind_driver_mem_set_access(void **cubind_state)
     size_t size = (size_t)0x12340000a901LL;
     const CUmemAccessDesc *desc = (const CUmemAccessDesc *)(uintptr_t)0x100a9030u;
     size_t count = (size_t)0x12340000a903LL;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4543,7 +4561,7 @@ static void test_cubind_driver_mem_get_access(void **cubind_state)
     unsigned long long *flags = (unsigned long long *)(uintptr_t)0x100aa010u;
     const CUmemLocation *location = (const CUmemLocation *)(uintptr_t)0x100aa020u;
     CUdeviceptr ptr = (CUdeviceptr)0x12340000aa02LL;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4571,7 +4589,7 @@ static void test_cubind_driver_mem_export_to_shareable_handle(void **cubind_stat
     CUmemGenericAllocationHandle handle = (CUmemGenericAllocationHandle)0x12340000ab01LL;
     CUmemAllocationHandleType handleType = (CUmemAllocationHandleType)66;
     unsigned long long flags = (unsigned long long)0x12340000ab03LL;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4599,7 +4617,7 @@ static void test_cubind_driver_mem_import_from_shareable_handle(void **cubind_st
     CUmemGenericAllocationHandle *handle = (CUmemGenericAllocationHandle *)(uintptr_t)0x100ac010u;
     void *osHandle = (void *)(uintptr_t)0x100ac020u;
     CUmemAllocationHandleType shHandleType = (CUmemAllocationHandleType)66;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4626,7 +4644,7 @@ static void test_cubind_driver_mem_get_allocation_granularity(void **cubind_stat
     size_t *granularity = (size_t *)(uintptr_t)0x100ad010u;
     const CUmemAllocationProp *prop = (const CUmemAllocationProp *)(uintptr_t)0x100ad020u;
     CUmemAllocationGranularity_flags option = (CUmemAllocationGranularity_flags)66;
-    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4652,7 +4670,7 @@ static void test_cubind_driver_mem_get_allocation_properties_from_handle(void **
 {
     CUmemAllocationProp *prop = (CUmemAllocationProp *)(uintptr_t)0x100ae010u;
     CUmemGenericAllocationHandle handle = (CUmemGenericAllocationHandle)0x12340000ae01LL;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4677,7 +4695,7 @@ static void test_cubind_driver_mem_retain_allocation_handle(void **cubind_state)
 {
     CUmemGenericAllocationHandle *handle = (CUmemGenericAllocationHandle *)(uintptr_t)0x100af010u;
     void *addr = (void *)(uintptr_t)0x100af020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4702,7 +4720,7 @@ static void test_cubind_driver_mem_free_async(void **cubind_state)
 {
     CUdeviceptr dptr = (CUdeviceptr)0x12340000b000LL;
     CUstream hStream = (CUstream)(uintptr_t)0x100b0020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4728,7 +4746,7 @@ static void test_cubind_driver_mem_alloc_async(void **cubind_state)
     CUdeviceptr *dptr = (CUdeviceptr *)(uintptr_t)0x100b1010u;
     size_t bytesize = (size_t)0x12340000b101LL;
     CUstream hStream = (CUstream)(uintptr_t)0x100b1030u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4754,7 +4772,7 @@ static void test_cubind_driver_mem_pool_trim_to(void **cubind_state)
 {
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100b2010u;
     size_t minBytesToKeep = (size_t)0x12340000b201LL;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4780,7 +4798,7 @@ static void test_cubind_driver_mem_pool_set_attribute(void **cubind_state)
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100b3010u;
     CUmemPool_attribute attr = (CUmemPool_attribute)65;
     void *value = (void *)(uintptr_t)0x100b3030u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4807,7 +4825,7 @@ static void test_cubind_driver_mem_pool_get_attribute(void **cubind_state)
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100b4010u;
     CUmemPool_attribute attr = (CUmemPool_attribute)65;
     void *value = (void *)(uintptr_t)0x100b4030u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4834,7 +4852,7 @@ static void test_cubind_driver_mem_pool_set_access(void **cubind_state)
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100b5010u;
     const CUmemAccessDesc *map = (const CUmemAccessDesc *)(uintptr_t)0x100b5020u;
     size_t count = (size_t)0x12340000b502LL;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4861,7 +4879,7 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
     CUmemAccess_flags *flags = (CUmemAccess_flags *)(uintptr_t)0x100b6010u;
     CUmemoryPool memPool = (CUmemoryPool)(uintptr_t)0x100b6020u;
     CUmemLocation *location = (CUmemLocation *)(uintptr_t)0x100b6030u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4887,7 +4905,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
 {
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x100b7010u;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(uintptr_t)0x100b7020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4911,7 +4929,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
 static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
 {
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100b8010u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4936,7 +4954,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     CUmemoryPool *pool_out = (CUmemoryPool *)(uintptr_t)0x100b9010u;
     CUmemLocation *location = (CUmemLocation *)(uintptr_t)0x100b9020u;
     CUmemAllocationType type = (CUmemAllocationType)66;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4963,7 +4981,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x100ba010u;
     CUmemLocation *location = (CUmemLocation *)(uintptr_t)0x100ba020u;
     CUmemAllocationType type = (CUmemAllocationType)66;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -4990,7 +5008,7 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     CUmemLocation *location = (CUmemLocation *)(uintptr_t)0x100bb010u;
     CUmemAllocationType type = (CUmemAllocationType)65;
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100bb030u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5018,7 +5036,7 @@ static void test_cubind_driver_mem_alloc_from_pool_async(void **cubind_state)
     size_t bytesize = (size_t)0x12340000bc01LL;
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100bc030u;
     CUstream hStream = (CUstream)(uintptr_t)0x100bc040u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5047,7 +5065,7 @@ static void test_cubind_driver_mem_pool_export_to_shareable_handle(void **cubind
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100bd020u;
     CUmemAllocationHandleType handleType = (CUmemAllocationHandleType)66;
     unsigned long long flags = (unsigned long long)0x12340000bd03LL;
-    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
+    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5076,7 +5094,7 @@ static void test_cubind_driver_mem_pool_import_from_shareable_handle(void **cubi
     void *handle = (void *)(uintptr_t)0x100be020u;
     CUmemAllocationHandleType handleType = (CUmemAllocationHandleType)66;
     unsigned long long flags = (unsigned long long)0x12340000be03LL;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5103,7 +5121,7 @@ static void test_cubind_driver_mem_pool_export_pointer(void **cubind_state)
 {
     CUmemPoolPtrExportData *shareData_out = (CUmemPoolPtrExportData *)(uintptr_t)0x100bf010u;
     CUdeviceptr ptr = (CUdeviceptr)0x12340000bf01LL;
-    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5129,7 +5147,7 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
     CUdeviceptr *ptr_out = (CUdeviceptr *)(uintptr_t)0x100c0010u;
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100c0020u;
     CUmemPoolPtrExportData *shareData = (CUmemPoolPtrExportData *)(uintptr_t)0x100c0030u;
-    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5155,7 +5173,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
 {
     CUmemGenericAllocationHandle *mcHandle = (CUmemGenericAllocationHandle *)(uintptr_t)0x100c1010u;
     const CUmulticastObjectProp *prop = (const CUmulticastObjectProp *)(uintptr_t)0x100c1020u;
-    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5180,7 +5198,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
 {
     CUmemGenericAllocationHandle mcHandle = (CUmemGenericAllocationHandle)0x12340000c200LL;
     CUdevice dev = (CUdevice)0x123081;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5209,7 +5227,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     size_t memOffset = (size_t)0x12340000c303LL;
     size_t size = (size_t)0x12340000c304LL;
     unsigned long long flags = (unsigned long long)0x12340000c305LL;
-    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5241,7 +5259,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     CUdeviceptr memptr = (CUdeviceptr)0x12340000c402LL;
     size_t size = (size_t)0x12340000c403LL;
     unsigned long long flags = (unsigned long long)0x12340000c404LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5271,7 +5289,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     CUdevice dev = (CUdevice)0x123141;
     size_t mcOffset = (size_t)0x12340000c502LL;
     size_t size = (size_t)0x12340000c503LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5299,7 +5317,7 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
     size_t *granularity = (size_t *)(uintptr_t)0x100c6010u;
     const CUmulticastObjectProp *prop = (const CUmulticastObjectProp *)(uintptr_t)0x100c6020u;
     CUmulticastGranularity_flags option = (CUmulticastGranularity_flags)66;
-    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5326,7 +5344,7 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
     void *data = (void *)(uintptr_t)0x100c7010u;
     CUpointer_attribute attribute = (CUpointer_attribute)65;
     CUdeviceptr ptr = (CUdeviceptr)0x12340000c702LL;
-    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
+    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5355,7 +5373,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     CUmemLocation location;
     unsigned int flags = (unsigned int)0x123203;
     CUstream hStream = (CUstream)(uintptr_t)0x100c8050u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5386,7 +5404,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     size_t count = (size_t)0x12340000c901LL;
     CUmem_advise advice = (CUmem_advise)66;
     CUmemLocation location;
-    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
+    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5420,7 +5438,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     size_t numPrefetchLocs = (size_t)0x12340000ca05LL;
     unsigned long long flags = (unsigned long long)0x12340000ca06LL;
     CUstream hStream = (CUstream)(uintptr_t)0x100ca080u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5454,7 +5472,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     size_t count = (size_t)0x12340000cb02LL;
     unsigned long long flags = (unsigned long long)0x12340000cb03LL;
     CUstream hStream = (CUstream)(uintptr_t)0x100cb050u;
-    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5488,7 +5506,7 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     size_t numPrefetchLocs = (size_t)0x12340000cc05LL;
     unsigned long long flags = (unsigned long long)0x12340000cc06LL;
     CUstream hStream = (CUstream)(uintptr_t)0x100cc080u;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5522,7 +5540,7 @@ static void test_cubind_driver_mem_range_get_attribute(void **cubind_state)
     CUmem_range_attribute attribute = (CUmem_range_attribute)66;
     CUdeviceptr devPtr = (CUdeviceptr)0x12340000cd03LL;
     size_t count = (size_t)0x12340000cd04LL;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5554,7 +5572,7 @@ static void test_cubind_driver_mem_range_get_attributes(void **cubind_state)
     size_t numAttributes = (size_t)0x12340000ce03LL;
     CUdeviceptr devPtr = (CUdeviceptr)0x12340000ce04LL;
     size_t count = (size_t)0x12340000ce05LL;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
+    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5584,7 +5602,7 @@ static void test_cubind_driver_pointer_set_attribute(void **cubind_state)
     const void *value = (const void *)(uintptr_t)0x100cf010u;
     CUpointer_attribute attribute = (CUpointer_attribute)65;
     CUdeviceptr ptr = (CUdeviceptr)0x12340000cf02LL;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
+    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5612,7 +5630,7 @@ static void test_cubind_driver_pointer_get_attributes(void **cubind_state)
     CUpointer_attribute *attributes = (CUpointer_attribute *)(uintptr_t)0x100d0020u;
     void **data = (void **)(uintptr_t)0x100d0030u;
     CUdeviceptr ptr = (CUdeviceptr)0x12340000d003LL;
-    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5639,7 +5657,7 @@ static void test_cubind_driver_stream_create(void **cubind_state)
 {
     CUstream *phStream = (CUstream *)(uintptr_t)0x100d1010u;
     unsigned int Flags = (unsigned int)0x123441;
-    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5665,7 +5683,7 @@ static void test_cubind_driver_stream_create_with_priority(void **cubind_state)
     CUstream *phStream = (CUstream *)(uintptr_t)0x100d2010u;
     unsigned int flags = (unsigned int)0x123481;
     int priority = (int)0x123482;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5691,7 +5709,7 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d3010u;
     int *priority = (int *)(uintptr_t)0x100d3020u;
-    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5716,7 +5734,7 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d4010u;
     CUdevice *device = (CUdevice *)(uintptr_t)0x100d4020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5741,7 +5759,7 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d5010u;
     unsigned int *flags = (unsigned int *)(uintptr_t)0x100d5020u;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5766,7 +5784,7 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d6010u;
     unsigned long long *streamId = (unsigned long long *)(uintptr_t)0x100d6020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5791,7 +5809,7 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100d7010u;
     CUcontext *pctx = (CUcontext *)(uintptr_t)0x100d7020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5817,7 +5835,7 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100d8010u;
     CUcontext *pCtx = (CUcontext *)(uintptr_t)0x100d8020u;
     CUgreenCtx *pGreenCtx = (CUgreenCtx *)(uintptr_t)0x100d8030u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
+    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5844,7 +5862,7 @@ static void test_cubind_driver_stream_wait_event(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100d9010u;
     CUevent hEvent = (CUevent)(uintptr_t)0x100d9020u;
     unsigned int Flags = (unsigned int)0x123642;
-    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5872,7 +5890,7 @@ static void test_cubind_driver_stream_add_callback(void **cubind_state)
     CUstreamCallback callback = (CUstreamCallback)(uintptr_t)0x100da020u;
     void *userData = (void *)(uintptr_t)0x100da030u;
     unsigned int flags = (unsigned int)0x123683;
-    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5899,7 +5917,7 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100db010u;
     CUstreamCaptureMode mode = (CUstreamCaptureMode)65;
-    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5928,7 +5946,7 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(uintptr_t)0x100dc040u;
     size_t numDependencies = (size_t)0x12340000dc04LL;
     CUstreamCaptureMode mode = (CUstreamCaptureMode)69;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5956,7 +5974,7 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
 static void test_cubind_driver_thread_exchange_stream_capture_mode(void **cubind_state)
 {
     CUstreamCaptureMode *mode = (CUstreamCaptureMode *)(uintptr_t)0x100dd010u;
-    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -5980,7 +5998,7 @@ static void test_cubind_driver_stream_end_capture(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100de010u;
     CUgraph *phGraph = (CUgraph *)(uintptr_t)0x100de020u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6005,7 +6023,7 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100df010u;
     CUstreamCaptureStatus *captureStatus = (CUstreamCaptureStatus *)(uintptr_t)0x100df020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6035,7 +6053,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     const CUgraphNode **dependencies_out = (const CUgraphNode **)(uintptr_t)0x100e0050u;
     const CUgraphEdgeData **edgeData_out = (const CUgraphEdgeData **)(uintptr_t)0x100e0060u;
     size_t *numDependencies_out = (size_t *)(uintptr_t)0x100e0070u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6068,7 +6086,7 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(uintptr_t)0x100e1030u;
     size_t numDependencies = (size_t)0x12340000e103LL;
     unsigned int flags = (unsigned int)0x123844;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6098,7 +6116,7 @@ static void test_cubind_driver_stream_attach_mem_async(void **cubind_state)
     CUdeviceptr dptr = (CUdeviceptr)0x12340000e201LL;
     size_t length = (size_t)0x12340000e202LL;
     unsigned int flags = (unsigned int)0x123883;
-    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6124,7 +6142,7 @@ static void test_cubind_driver_stream_attach_mem_async(void **cubind_state)
 static void test_cubind_driver_stream_query(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100e3010u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6147,7 +6165,7 @@ static void test_cubind_driver_stream_query(void **cubind_state)
 static void test_cubind_driver_stream_synchronize(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100e4010u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6170,7 +6188,7 @@ static void test_cubind_driver_stream_synchronize(void **cubind_state)
 static void test_cubind_driver_stream_destroy(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x100e5010u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6194,7 +6212,7 @@ static void test_cubind_driver_stream_copy_attributes(void **cubind_state)
 {
     CUstream dst = (CUstream)(uintptr_t)0x100e6010u;
     CUstream src = (CUstream)(uintptr_t)0x100e6020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
+    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6220,7 +6238,7 @@ static void test_cubind_driver_stream_get_attribute(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100e7010u;
     CUstreamAttrID attr = (CUstreamAttrID)65;
     CUstreamAttrValue *value_out = (CUstreamAttrValue *)(uintptr_t)0x100e7030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6247,7 +6265,7 @@ static void test_cubind_driver_stream_set_attribute(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100e8010u;
     CUstreamAttrID attr = (CUstreamAttrID)65;
     const CUstreamAttrValue *value = (const CUstreamAttrValue *)(uintptr_t)0x100e8030u;
-    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6273,7 +6291,7 @@ static void test_cubind_driver_event_create(void **cubind_state)
 {
     CUevent *phEvent = (CUevent *)(uintptr_t)0x100e9010u;
     unsigned int Flags = (unsigned int)0x123a41;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6298,7 +6316,7 @@ static void test_cubind_driver_event_record(void **cubind_state)
 {
     CUevent hEvent = (CUevent)(uintptr_t)0x100ea010u;
     CUstream hStream = (CUstream)(uintptr_t)0x100ea020u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6324,7 +6342,7 @@ static void test_cubind_driver_event_record_with_flags(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x100eb010u;
     CUstream hStream = (CUstream)(uintptr_t)0x100eb020u;
     unsigned int flags = (unsigned int)0x123ac2;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6349,7 +6367,7 @@ static void test_cubind_driver_event_record_with_flags(void **cubind_state)
 static void test_cubind_driver_event_query(void **cubind_state)
 {
     CUevent hEvent = (CUevent)(uintptr_t)0x100ec010u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6372,7 +6390,7 @@ static void test_cubind_driver_event_query(void **cubind_state)
 static void test_cubind_driver_event_synchronize(void **cubind_state)
 {
     CUevent hEvent = (CUevent)(uintptr_t)0x100ed010u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6395,7 +6413,7 @@ static void test_cubind_driver_event_synchronize(void **cubind_state)
 static void test_cubind_driver_event_destroy(void **cubind_state)
 {
     CUevent hEvent = (CUevent)(uintptr_t)0x100ee010u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
+    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6420,7 +6438,7 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     float *pMilliseconds = (float *)(uintptr_t)0x100ef010u;
     CUevent hStart = (CUevent)(uintptr_t)0x100ef020u;
     CUevent hEnd = (CUevent)(uintptr_t)0x100ef030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6446,7 +6464,7 @@ static void test_cubind_driver_import_external_memory(void **cubind_state)
 {
     CUexternalMemory *extMem_out = (CUexternalMemory *)(uintptr_t)0x100f0010u;
     const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc = (const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *)(uintptr_t)0x100f0020u;
-    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6472,7 +6490,7 @@ static void test_cubind_driver_external_memory_get_mapped_buffer(void **cubind_s
     CUdeviceptr *devPtr = (CUdeviceptr *)(uintptr_t)0x100f1010u;
     CUexternalMemory extMem = (CUexternalMemory)(uintptr_t)0x100f1020u;
     const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc = (const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *)(uintptr_t)0x100f1030u;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6499,7 +6517,7 @@ static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void *
     CUmipmappedArray *mipmap = (CUmipmappedArray *)(uintptr_t)0x100f2010u;
     CUexternalMemory extMem = (CUexternalMemory)(uintptr_t)0x100f2020u;
     const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc = (const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *)(uintptr_t)0x100f2030u;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6524,7 +6542,7 @@ static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void *
 static void test_cubind_driver_destroy_external_memory(void **cubind_state)
 {
     CUexternalMemory extMem = (CUexternalMemory)(uintptr_t)0x100f3010u;
-    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6548,7 +6566,7 @@ static void test_cubind_driver_import_external_semaphore(void **cubind_state)
 {
     CUexternalSemaphore *extSem_out = (CUexternalSemaphore *)(uintptr_t)0x100f4010u;
     const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc = (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *)(uintptr_t)0x100f4020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
+    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6575,7 +6593,7 @@ static void test_cubind_driver_signal_external_semaphores_async(void **cubind_st
     const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray = (const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *)(uintptr_t)0x100f5020u;
     unsigned int numExtSems = (unsigned int)0x123d42;
     CUstream stream = (CUstream)(uintptr_t)0x100f5040u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6604,7 +6622,7 @@ static void test_cubind_driver_wait_external_semaphores_async(void **cubind_stat
     const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray = (const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *)(uintptr_t)0x100f6020u;
     unsigned int numExtSems = (unsigned int)0x123d82;
     CUstream stream = (CUstream)(uintptr_t)0x100f6040u;
-    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6630,7 +6648,7 @@ static void test_cubind_driver_wait_external_semaphores_async(void **cubind_stat
 static void test_cubind_driver_destroy_external_semaphore(void **cubind_state)
 {
     CUexternalSemaphore extSem = (CUexternalSemaphore)(uintptr_t)0x100f7010u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6656,7 +6674,7 @@ static void test_cubind_driver_stream_wait_value32(void **cubind_state)
     CUdeviceptr addr = (CUdeviceptr)0x12340000f801LL;
     cuuint32_t value = (cuuint32_t)0x123e02;
     unsigned int flags = (unsigned int)0x123e03;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6685,7 +6703,7 @@ static void test_cubind_driver_stream_wait_value64(void **cubind_state)
     CUdeviceptr addr = (CUdeviceptr)0x12340000f901LL;
     cuuint64_t value = (cuuint64_t)0x12340000f902LL;
     unsigned int flags = (unsigned int)0x123e43;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6714,7 +6732,7 @@ static void test_cubind_driver_stream_write_value32(void **cubind_state)
     CUdeviceptr addr = (CUdeviceptr)0x12340000fa01LL;
     cuuint32_t value = (cuuint32_t)0x123e82;
     unsigned int flags = (unsigned int)0x123e83;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6743,7 +6761,7 @@ static void test_cubind_driver_stream_write_value64(void **cubind_state)
     CUdeviceptr addr = (CUdeviceptr)0x12340000fb01LL;
     cuuint64_t value = (cuuint64_t)0x12340000fb02LL;
     unsigned int flags = (unsigned int)0x123ec3;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6772,7 +6790,7 @@ static void test_cubind_driver_stream_batch_mem_op(void **cubind_state)
     unsigned int count = (unsigned int)0x123f01;
     CUstreamBatchMemOpParams *paramArray = (CUstreamBatchMemOpParams *)(uintptr_t)0x100fc030u;
     unsigned int flags = (unsigned int)0x123f03;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
+    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6800,7 +6818,7 @@ static void test_cubind_driver_func_get_attribute(void **cubind_state)
     int *pi = (int *)(uintptr_t)0x100fd010u;
     CUfunction_attribute attrib = (CUfunction_attribute)65;
     CUfunction hfunc = (CUfunction)(uintptr_t)0x100fd030u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6827,7 +6845,7 @@ static void test_cubind_driver_func_set_attribute(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x100fe010u;
     CUfunction_attribute attrib = (CUfunction_attribute)65;
     int value = (int)0x123f82;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6853,7 +6871,7 @@ static void test_cubind_driver_func_set_cache_config(void **cubind_state)
 {
     CUfunction hfunc = (CUfunction)(uintptr_t)0x100ff010u;
     CUfunc_cache config = (CUfunc_cache)65;
-    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6878,7 +6896,7 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
 {
     CUmodule *hmod = (CUmodule *)(uintptr_t)0x10100010u;
     CUfunction hfunc = (CUfunction)(uintptr_t)0x10100020u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6903,7 +6921,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
 {
     const char **name = (const char **)(uintptr_t)0x10101010u;
     CUfunction hfunc = (CUfunction)(uintptr_t)0x10101020u;
-    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6930,7 +6948,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     size_t paramIndex = (size_t)0x123400010201LL;
     size_t *paramOffset = (size_t *)(uintptr_t)0x10102030u;
     size_t *paramSize = (size_t *)(uintptr_t)0x10102040u;
-    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
+    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6957,7 +6975,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
 {
     CUfunctionLoadingState *state = (CUfunctionLoadingState *)(uintptr_t)0x10103010u;
     CUfunction function = (CUfunction)(uintptr_t)0x10103020u;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -6981,7 +6999,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
 static void test_cubind_driver_func_load(void **cubind_state)
 {
     CUfunction function = (CUfunction)(uintptr_t)0x10104010u;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7014,7 +7032,7 @@ static void test_cubind_driver_launch_kernel(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10105090u;
     void **kernelParams = (void **)(uintptr_t)0x101050a0u;
     void **extra = (void **)(uintptr_t)0x101050b0u;
-    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7050,7 +7068,7 @@ static void test_cubind_driver_launch_kernel_ex(void **cubind_state)
     CUfunction f = (CUfunction)(uintptr_t)0x10106020u;
     void **kernelParams = (void **)(uintptr_t)0x10106030u;
     void **extra = (void **)(uintptr_t)0x10106040u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7085,7 +7103,7 @@ static void test_cubind_driver_launch_cooperative_kernel(void **cubind_state)
     unsigned int sharedMemBytes = (unsigned int)0x1241c7;
     CUstream hStream = (CUstream)(uintptr_t)0x10107090u;
     void **kernelParams = (void **)(uintptr_t)0x101070a0u;
-    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7119,7 +7137,7 @@ static void test_cubind_driver_launch_cooperative_kernel_multi_device(void **cub
     CUDA_LAUNCH_PARAMS *launchParamsList = (CUDA_LAUNCH_PARAMS *)(uintptr_t)0x10108010u;
     unsigned int numDevices = (unsigned int)0x124201;
     unsigned int flags = (unsigned int)0x124202;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
+    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7146,7 +7164,7 @@ static void test_cubind_driver_launch_host_func(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10109010u;
     CUhostFn fn = (CUhostFn)(uintptr_t)0x10109020u;
     void *userData = (void *)(uintptr_t)0x10109030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
+    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7174,7 +7192,7 @@ static void test_cubind_driver_func_set_block_shape(void **cubind_state)
     int x = (int)0x124281;
     int y = (int)0x124282;
     int z = (int)0x124283;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7201,7 +7219,7 @@ static void test_cubind_driver_func_set_shared_size(void **cubind_state)
 {
     CUfunction hfunc = (CUfunction)(uintptr_t)0x1010b010u;
     unsigned int bytes = (unsigned int)0x1242c1;
-    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7226,7 +7244,7 @@ static void test_cubind_driver_param_set_size(void **cubind_state)
 {
     CUfunction hfunc = (CUfunction)(uintptr_t)0x1010c010u;
     unsigned int numbytes = (unsigned int)0x124301;
-    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7252,7 +7270,7 @@ static void test_cubind_driver_param_seti(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x1010d010u;
     int offset = (int)0x124341;
     unsigned int value = (unsigned int)0x124342;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7279,7 +7297,7 @@ static void test_cubind_driver_param_setf(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x1010e010u;
     int offset = (int)0x124381;
     float value = (float)2.5;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7307,7 +7325,7 @@ static void test_cubind_driver_param_setv(void **cubind_state)
     int offset = (int)0x1243c1;
     void *ptr = (void *)(uintptr_t)0x1010f030u;
     unsigned int numbytes = (unsigned int)0x1243c3;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7333,7 +7351,7 @@ static void test_cubind_driver_param_setv(void **cubind_state)
 static void test_cubind_driver_launch(void **cubind_state)
 {
     CUfunction f = (CUfunction)(uintptr_t)0x10110010u;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7358,7 +7376,7 @@ static void test_cubind_driver_launch_grid(void **cubind_state)
     CUfunction f = (CUfunction)(uintptr_t)0x10111010u;
     int grid_width = (int)0x124441;
     int grid_height = (int)0x124442;
-    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7386,7 +7404,7 @@ static void test_cubind_driver_launch_grid_async(void **cubind_state)
     int grid_width = (int)0x124481;
     int grid_height = (int)0x124482;
     CUstream hStream = (CUstream)(uintptr_t)0x10112040u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7414,7 +7432,7 @@ static void test_cubind_driver_param_set_tex_ref(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x10113010u;
     int texunit = (int)0x1244c1;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10113030u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7440,7 +7458,7 @@ static void test_cubind_driver_func_set_shared_mem_config(void **cubind_state)
 {
     CUfunction hfunc = (CUfunction)(uintptr_t)0x10114010u;
     CUsharedconfig config = (CUsharedconfig)65;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7465,7 +7483,7 @@ static void test_cubind_driver_graph_create(void **cubind_state)
 {
     CUgraph *phGraph = (CUgraph *)(uintptr_t)0x10115010u;
     unsigned int flags = (unsigned int)0x124541;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7493,7 +7511,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10116030u;
     size_t numDependencies = (size_t)0x123400011603LL;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x10116050u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7521,7 +7539,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10117010u;
     CUDA_KERNEL_NODE_PARAMS *nodeParams = (CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x10117020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7546,7 +7564,7 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10118010u;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x10118020u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7575,7 +7593,7 @@ static void test_cubind_driver_graph_add_memcpy_node(void **cubind_state)
     size_t numDependencies = (size_t)0x123400011903LL;
     const CUDA_MEMCPY3D *copyParams = (const CUDA_MEMCPY3D *)(uintptr_t)0x10119050u;
     CUcontext ctx = (CUcontext)(uintptr_t)0x10119060u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7604,7 +7622,7 @@ static void test_cubind_driver_graph_memcpy_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1011a010u;
     CUDA_MEMCPY3D *nodeParams = (CUDA_MEMCPY3D *)(uintptr_t)0x1011a020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7629,7 +7647,7 @@ static void test_cubind_driver_graph_memcpy_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1011b010u;
     const CUDA_MEMCPY3D *nodeParams = (const CUDA_MEMCPY3D *)(uintptr_t)0x1011b020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7658,7 +7676,7 @@ static void test_cubind_driver_graph_add_memset_node(void **cubind_state)
     size_t numDependencies = (size_t)0x123400011c03LL;
     const CUDA_MEMSET_NODE_PARAMS *memsetParams = (const CUDA_MEMSET_NODE_PARAMS *)(uintptr_t)0x1011c050u;
     CUcontext ctx = (CUcontext)(uintptr_t)0x1011c060u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7687,7 +7705,7 @@ static void test_cubind_driver_graph_memset_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1011d010u;
     CUDA_MEMSET_NODE_PARAMS *nodeParams = (CUDA_MEMSET_NODE_PARAMS *)(uintptr_t)0x1011d020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7712,7 +7730,7 @@ static void test_cubind_driver_graph_memset_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1011e010u;
     const CUDA_MEMSET_NODE_PARAMS *nodeParams = (const CUDA_MEMSET_NODE_PARAMS *)(uintptr_t)0x1011e020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7740,7 +7758,7 @@ static void test_cubind_driver_graph_add_host_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x1011f030u;
     size_t numDependencies = (size_t)0x123400011f03LL;
     const CUDA_HOST_NODE_PARAMS *nodeParams = (const CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x1011f050u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7768,7 +7786,7 @@ static void test_cubind_driver_graph_host_node_get_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10120010u;
     CUDA_HOST_NODE_PARAMS *nodeParams = (CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x10120020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7793,7 +7811,7 @@ static void test_cubind_driver_graph_host_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10121010u;
     const CUDA_HOST_NODE_PARAMS *nodeParams = (const CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x10121020u;
-    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
+    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7821,7 +7839,7 @@ static void test_cubind_driver_graph_add_child_graph_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10122030u;
     size_t numDependencies = (size_t)0x123400012203LL;
     CUgraph childGraph = (CUgraph)(uintptr_t)0x10122050u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7849,7 +7867,7 @@ static void test_cubind_driver_graph_child_graph_node_get_graph(void **cubind_st
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10123010u;
     CUgraph *phGraph = (CUgraph *)(uintptr_t)0x10123020u;
-    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7876,7 +7894,7 @@ static void test_cubind_driver_graph_add_empty_node(void **cubind_state)
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10124020u;
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10124030u;
     size_t numDependencies = (size_t)0x123400012403LL;
-    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7906,7 +7924,7 @@ static void test_cubind_driver_graph_add_event_record_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10125030u;
     size_t numDependencies = (size_t)0x123400012503LL;
     CUevent event = (CUevent)(uintptr_t)0x10125050u;
-    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7934,7 +7952,7 @@ static void test_cubind_driver_graph_event_record_node_get_event(void **cubind_s
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10126010u;
     CUevent *event_out = (CUevent *)(uintptr_t)0x10126020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7959,7 +7977,7 @@ static void test_cubind_driver_graph_event_record_node_set_event(void **cubind_s
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10127010u;
     CUevent event = (CUevent)(uintptr_t)0x10127020u;
-    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
+    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -7987,7 +8005,7 @@ static void test_cubind_driver_graph_add_event_wait_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10128030u;
     size_t numDependencies = (size_t)0x123400012803LL;
     CUevent event = (CUevent)(uintptr_t)0x10128050u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8015,7 +8033,7 @@ static void test_cubind_driver_graph_event_wait_node_get_event(void **cubind_sta
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10129010u;
     CUevent *event_out = (CUevent *)(uintptr_t)0x10129020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8040,7 +8058,7 @@ static void test_cubind_driver_graph_event_wait_node_set_event(void **cubind_sta
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1012a010u;
     CUevent event = (CUevent)(uintptr_t)0x1012a020u;
-    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
+    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8068,7 +8086,7 @@ static void test_cubind_driver_graph_add_external_semaphores_signal_node(void **
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x1012b030u;
     size_t numDependencies = (size_t)0x123400012b03LL;
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x1012b050u;
-    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8096,7 +8114,7 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_get_params(
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1012c010u;
     CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out = (CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x1012c020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
+    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8121,7 +8139,7 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_set_params(
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1012d010u;
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x1012d020u;
-    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8149,7 +8167,7 @@ static void test_cubind_driver_graph_add_external_semaphores_wait_node(void **cu
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x1012e030u;
     size_t numDependencies = (size_t)0x123400012e03LL;
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x1012e050u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8177,7 +8195,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_get_params(vo
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1012f010u;
     CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out = (CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x1012f020u;
-    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8202,7 +8220,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10130010u;
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x10130020u;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8230,7 +8248,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10131030u;
     size_t numDependencies = (size_t)0x123400013103LL;
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams = (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10131050u;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8258,7 +8276,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10132010u;
     CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out = (CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10132020u;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
+    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8283,7 +8301,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10133010u;
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams = (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10133020u;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8309,7 +8327,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10134010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10134020u;
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams = (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10134030u;
-    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
+    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8338,7 +8356,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10135030u;
     size_t numDependencies = (size_t)0x123400013503LL;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(uintptr_t)0x10135050u;
-    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8366,7 +8384,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10136010u;
     CUDA_MEM_ALLOC_NODE_PARAMS *params_out = (CUDA_MEM_ALLOC_NODE_PARAMS *)(uintptr_t)0x10136020u;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8394,7 +8412,7 @@ static void test_cubind_driver_graph_add_mem_free_node(void **cubind_state)
     const CUgraphNode *dependencies = (const CUgraphNode *)(uintptr_t)0x10137030u;
     size_t numDependencies = (size_t)0x123400013703LL;
     CUdeviceptr dptr = (CUdeviceptr)0x123400013704LL;
-    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8422,7 +8440,7 @@ static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_stat
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10138010u;
     CUdeviceptr *dptr_out = (CUdeviceptr *)(uintptr_t)0x10138020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8446,7 +8464,7 @@ static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_stat
 static void test_cubind_driver_device_graph_mem_trim(void **cubind_state)
 {
     CUdevice device = (CUdevice)0x124e40;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8471,7 +8489,7 @@ static void test_cubind_driver_device_get_graph_mem_attribute(void **cubind_stat
     CUdevice device = (CUdevice)0x124e80;
     CUgraphMem_attribute attr = (CUgraphMem_attribute)65;
     void *value = (void *)(uintptr_t)0x1013a030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
+    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8498,7 +8516,7 @@ static void test_cubind_driver_device_set_graph_mem_attribute(void **cubind_stat
     CUdevice device = (CUdevice)0x124ec0;
     CUgraphMem_attribute attr = (CUgraphMem_attribute)65;
     void *value = (void *)(uintptr_t)0x1013b030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8524,7 +8542,7 @@ static void test_cubind_driver_graph_clone(void **cubind_state)
 {
     CUgraph *phGraphClone = (CUgraph *)(uintptr_t)0x1013c010u;
     CUgraph originalGraph = (CUgraph)(uintptr_t)0x1013c020u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
+    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8550,7 +8568,7 @@ static void test_cubind_driver_graph_node_find_in_clone(void **cubind_state)
     CUgraphNode *phNode = (CUgraphNode *)(uintptr_t)0x1013d010u;
     CUgraphNode hOriginalNode = (CUgraphNode)(uintptr_t)0x1013d020u;
     CUgraph hClonedGraph = (CUgraph)(uintptr_t)0x1013d030u;
-    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8576,7 +8594,7 @@ static void test_cubind_driver_graph_node_get_type(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1013e010u;
     CUgraphNodeType *type = (CUgraphNodeType *)(uintptr_t)0x1013e020u;
-    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8602,7 +8620,7 @@ static void test_cubind_driver_graph_get_nodes(void **cubind_state)
     CUgraph hGraph = (CUgraph)(uintptr_t)0x1013f010u;
     CUgraphNode *nodes = (CUgraphNode *)(uintptr_t)0x1013f020u;
     size_t *numNodes = (size_t *)(uintptr_t)0x1013f030u;
-    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8629,7 +8647,7 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10140010u;
     CUgraphNode *rootNodes = (CUgraphNode *)(uintptr_t)0x10140020u;
     size_t *numRootNodes = (size_t *)(uintptr_t)0x10140030u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8658,7 +8676,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     CUgraphNode *to = (CUgraphNode *)(uintptr_t)0x10141030u;
     CUgraphEdgeData *edgeData = (CUgraphEdgeData *)(uintptr_t)0x10141040u;
     size_t *numEdges = (size_t *)(uintptr_t)0x10141050u;
-    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8688,7 +8706,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     CUgraphNode *dependencies = (CUgraphNode *)(uintptr_t)0x10142020u;
     CUgraphEdgeData *edgeData = (CUgraphEdgeData *)(uintptr_t)0x10142030u;
     size_t *numDependencies = (size_t *)(uintptr_t)0x10142040u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8717,7 +8735,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     CUgraphNode *dependentNodes = (CUgraphNode *)(uintptr_t)0x10143020u;
     CUgraphEdgeData *edgeData = (CUgraphEdgeData *)(uintptr_t)0x10143030u;
     size_t *numDependentNodes = (size_t *)(uintptr_t)0x10143040u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8747,7 +8765,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     const CUgraphNode *to = (const CUgraphNode *)(uintptr_t)0x10144030u;
     const CUgraphEdgeData *edgeData = (const CUgraphEdgeData *)(uintptr_t)0x10144040u;
     size_t numDependencies = (size_t)0x123400014404LL;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8778,7 +8796,7 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
     const CUgraphNode *to = (const CUgraphNode *)(uintptr_t)0x10145030u;
     const CUgraphEdgeData *edgeData = (const CUgraphEdgeData *)(uintptr_t)0x10145040u;
     size_t numDependencies = (size_t)0x123400014504LL;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8805,7 +8823,7 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
 static void test_cubind_driver_graph_destroy_node(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10146010u;
-    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8830,7 +8848,7 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
     CUgraphExec *phGraphExec = (CUgraphExec *)(uintptr_t)0x10147010u;
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10147020u;
     unsigned long long flags = (unsigned long long)0x123400014702LL;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8857,7 +8875,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     CUgraphExec *phGraphExec = (CUgraphExec *)(uintptr_t)0x10148010u;
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10148020u;
     CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams = (CUDA_GRAPH_INSTANTIATE_PARAMS *)(uintptr_t)0x10148030u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8883,7 +8901,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10149010u;
     cuuint64_t *flags = (cuuint64_t *)(uintptr_t)0x10149020u;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8909,7 +8927,7 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x1014a010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1014a020u;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x1014a030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8937,7 +8955,7 @@ static void test_cubind_driver_graph_exec_memcpy_node_set_params(void **cubind_s
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1014b020u;
     const CUDA_MEMCPY3D *copyParams = (const CUDA_MEMCPY3D *)(uintptr_t)0x1014b030u;
     CUcontext ctx = (CUcontext)(uintptr_t)0x1014b040u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8966,7 +8984,7 @@ static void test_cubind_driver_graph_exec_memset_node_set_params(void **cubind_s
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1014c020u;
     const CUDA_MEMSET_NODE_PARAMS *memsetParams = (const CUDA_MEMSET_NODE_PARAMS *)(uintptr_t)0x1014c030u;
     CUcontext ctx = (CUcontext)(uintptr_t)0x1014c040u;
-    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -8994,7 +9012,7 @@ static void test_cubind_driver_graph_exec_host_node_set_params(void **cubind_sta
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x1014d010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1014d020u;
     const CUDA_HOST_NODE_PARAMS *nodeParams = (const CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x1014d030u;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9021,7 +9039,7 @@ static void test_cubind_driver_graph_exec_child_graph_node_set_params(void **cub
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x1014e010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1014e020u;
     CUgraph childGraph = (CUgraph)(uintptr_t)0x1014e030u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9048,7 +9066,7 @@ static void test_cubind_driver_graph_exec_event_record_node_set_event(void **cub
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x1014f010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1014f020u;
     CUevent event = (CUevent)(uintptr_t)0x1014f030u;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9075,7 +9093,7 @@ static void test_cubind_driver_graph_exec_event_wait_node_set_event(void **cubin
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10150010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10150020u;
     CUevent event = (CUevent)(uintptr_t)0x10150030u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9102,7 +9120,7 @@ static void test_cubind_driver_graph_exec_external_semaphores_signal_node_set_pa
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10151010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10151020u;
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x10151030u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
+    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9129,7 +9147,7 @@ static void test_cubind_driver_graph_exec_external_semaphores_wait_node_set_para
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10152010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10152020u;
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x10152030u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9156,7 +9174,7 @@ static void test_cubind_driver_graph_node_set_enabled(void **cubind_state)
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10153010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10153020u;
     unsigned int isEnabled = (unsigned int)0x1254c2;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9183,7 +9201,7 @@ static void test_cubind_driver_graph_node_get_enabled(void **cubind_state)
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10154010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10154020u;
     unsigned int *isEnabled = (unsigned int *)(uintptr_t)0x10154030u;
-    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9209,7 +9227,7 @@ static void test_cubind_driver_graph_upload(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10155010u;
     CUstream hStream = (CUstream)(uintptr_t)0x10155020u;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9234,7 +9252,7 @@ static void test_cubind_driver_graph_launch(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10156010u;
     CUstream hStream = (CUstream)(uintptr_t)0x10156020u;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9258,7 +9276,7 @@ static void test_cubind_driver_graph_launch(void **cubind_state)
 static void test_cubind_driver_graph_exec_destroy(void **cubind_state)
 {
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10157010u;
-    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
+    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9281,7 +9299,7 @@ static void test_cubind_driver_graph_exec_destroy(void **cubind_state)
 static void test_cubind_driver_graph_destroy(void **cubind_state)
 {
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10158010u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9306,7 +9324,7 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10159010u;
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10159020u;
     CUgraphExecUpdateResultInfo *resultInfo = (CUgraphExecUpdateResultInfo *)(uintptr_t)0x10159030u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9332,7 +9350,7 @@ static void test_cubind_driver_graph_kernel_node_copy_attributes(void **cubind_s
 {
     CUgraphNode dst = (CUgraphNode)(uintptr_t)0x1015a010u;
     CUgraphNode src = (CUgraphNode)(uintptr_t)0x1015a020u;
-    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9358,7 +9376,7 @@ static void test_cubind_driver_graph_kernel_node_get_attribute(void **cubind_sta
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1015b010u;
     CUkernelNodeAttrID attr = (CUkernelNodeAttrID)65;
     CUkernelNodeAttrValue *value_out = (CUkernelNodeAttrValue *)(uintptr_t)0x1015b030u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9385,7 +9403,7 @@ static void test_cubind_driver_graph_kernel_node_set_attribute(void **cubind_sta
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x1015c010u;
     CUkernelNodeAttrID attr = (CUkernelNodeAttrID)65;
     const CUkernelNodeAttrValue *value = (const CUkernelNodeAttrValue *)(uintptr_t)0x1015c030u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9412,7 +9430,7 @@ static void test_cubind_driver_graph_debug_dot_print(void **cubind_state)
     CUgraph hGraph = (CUgraph)(uintptr_t)0x1015d010u;
     const char *path = (const char *)(uintptr_t)0x1015d020u;
     unsigned int flags = (unsigned int)0x125742;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9441,7 +9459,7 @@ static void test_cubind_driver_user_object_create(void **cubind_state)
     CUhostFn destroy = (CUhostFn)(uintptr_t)0x1015e030u;
     unsigned int initialRefcount = (unsigned int)0x125783;
     unsigned int flags = (unsigned int)0x125784;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9469,7 +9487,7 @@ static void test_cubind_driver_user_object_retain(void **cubind_state)
 {
     CUuserObject object = (CUuserObject)(uintptr_t)0x1015f010u;
     unsigned int count = (unsigned int)0x1257c1;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9494,7 +9512,7 @@ static void test_cubind_driver_user_object_release(void **cubind_state)
 {
     CUuserObject object = (CUuserObject)(uintptr_t)0x10160010u;
     unsigned int count = (unsigned int)0x125801;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9521,7 +9539,7 @@ static void test_cubind_driver_graph_retain_user_object(void **cubind_state)
     CUuserObject object = (CUuserObject)(uintptr_t)0x10161020u;
     unsigned int count = (unsigned int)0x125842;
     unsigned int flags = (unsigned int)0x125843;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9549,7 +9567,7 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
     CUgraph graph = (CUgraph)(uintptr_t)0x10162010u;
     CUuserObject object = (CUuserObject)(uintptr_t)0x10162020u;
     unsigned int count = (unsigned int)0x125882;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9579,7 +9597,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(uintptr_t)0x10163040u;
     size_t numDependencies = (size_t)0x123400016304LL;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(uintptr_t)0x10163060u;
-    const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9608,7 +9626,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
 {
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10164010u;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(uintptr_t)0x10164020u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9634,7 +9652,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10165010u;
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10165020u;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(uintptr_t)0x10165030u;
-    const CUresult cubind_expected = CUDA_ERROR_ASSERT;
+    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9663,7 +9681,7 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
     CUcontext ctx = (CUcontext)(uintptr_t)0x10166030u;
     unsigned int defaultLaunchValue = (unsigned int)0x125983;
     unsigned int flags = (unsigned int)0x125984;
-    const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9693,7 +9711,7 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor(vo
     CUfunction func = (CUfunction)(uintptr_t)0x10167020u;
     int blockSize = (int)0x1259c2;
     size_t dynamicSMemSize = (size_t)0x123400016703LL;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9723,7 +9741,7 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor_wi
     int blockSize = (int)0x125a02;
     size_t dynamicSMemSize = (size_t)0x123400016803LL;
     unsigned int flags = (unsigned int)0x125a04;
-    const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9755,7 +9773,7 @@ static void test_cubind_driver_occupancy_max_potential_block_size(void **cubind_
     CUoccupancyB2DSize blockSizeToDynamicSMemSize = (CUoccupancyB2DSize)(uintptr_t)0x10169040u;
     size_t dynamicSMemSize = (size_t)0x123400016904LL;
     int blockSizeLimit = (int)0x125a45;
-    const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9789,7 +9807,7 @@ static void test_cubind_driver_occupancy_max_potential_block_size_with_flags(voi
     size_t dynamicSMemSize = (size_t)0x123400016a04LL;
     int blockSizeLimit = (int)0x125a85;
     unsigned int flags = (unsigned int)0x125a86;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9821,7 +9839,7 @@ static void test_cubind_driver_occupancy_available_dynamic_s_mem_per_block(void 
     CUfunction func = (CUfunction)(uintptr_t)0x1016b020u;
     int numBlocks = (int)0x125ac2;
     int blockSize = (int)0x125ac3;
-    const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
+    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9849,7 +9867,7 @@ static void test_cubind_driver_occupancy_max_potential_cluster_size(void **cubin
     int *clusterSize = (int *)(uintptr_t)0x1016c010u;
     CUfunction func = (CUfunction)(uintptr_t)0x1016c020u;
     const CUlaunchConfig *config = (const CUlaunchConfig *)(uintptr_t)0x1016c030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
+    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9876,7 +9894,7 @@ static void test_cubind_driver_occupancy_max_active_clusters(void **cubind_state
     int *numClusters = (int *)(uintptr_t)0x1016d010u;
     CUfunction func = (CUfunction)(uintptr_t)0x1016d020u;
     const CUlaunchConfig *config = (const CUlaunchConfig *)(uintptr_t)0x1016d030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9903,7 +9921,7 @@ static void test_cubind_driver_tex_ref_set_array(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1016e010u;
     CUarray hArray = (CUarray)(uintptr_t)0x1016e020u;
     unsigned int Flags = (unsigned int)0x125b82;
-    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9930,7 +9948,7 @@ static void test_cubind_driver_tex_ref_set_mipmapped_array(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1016f010u;
     CUmipmappedArray hMipmappedArray = (CUmipmappedArray)(uintptr_t)0x1016f020u;
     unsigned int Flags = (unsigned int)0x125bc2;
-    const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9958,7 +9976,7 @@ static void test_cubind_driver_tex_ref_set_address(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10170020u;
     CUdeviceptr dptr = (CUdeviceptr)0x123400017002LL;
     size_t bytes = (size_t)0x123400017003LL;
-    const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
+    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -9987,7 +10005,7 @@ static void test_cubind_driver_tex_ref_set_address2_d(void **cubind_state)
     const CUDA_ARRAY_DESCRIPTOR *desc = (const CUDA_ARRAY_DESCRIPTOR *)(uintptr_t)0x10171020u;
     CUdeviceptr dptr = (CUdeviceptr)0x123400017102LL;
     size_t Pitch = (size_t)0x123400017103LL;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
+    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10015,7 +10033,7 @@ static void test_cubind_driver_tex_ref_set_format(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10172010u;
     CUarray_format fmt = (CUarray_format)65;
     int NumPackedComponents = (int)0x125c82;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10042,7 +10060,7 @@ static void test_cubind_driver_tex_ref_set_address_mode(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10173010u;
     int dim = (int)0x125cc1;
     CUaddress_mode am = (CUaddress_mode)66;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10068,7 +10086,7 @@ static void test_cubind_driver_tex_ref_set_filter_mode(void **cubind_state)
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10174010u;
     CUfilter_mode fm = (CUfilter_mode)65;
-    const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10093,7 +10111,7 @@ static void test_cubind_driver_tex_ref_set_mipmap_filter_mode(void **cubind_stat
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10175010u;
     CUfilter_mode fm = (CUfilter_mode)65;
-    const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10118,7 +10136,7 @@ static void test_cubind_driver_tex_ref_set_mipmap_level_bias(void **cubind_state
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10176010u;
     float bias = (float)1.5;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10144,7 +10162,7 @@ static void test_cubind_driver_tex_ref_set_mipmap_level_clamp(void **cubind_stat
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10177010u;
     float minMipmapLevelClamp = (float)1.5;
     float maxMipmapLevelClamp = (float)2.5;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10170,7 +10188,7 @@ static void test_cubind_driver_tex_ref_set_max_anisotropy(void **cubind_state)
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10178010u;
     unsigned int maxAniso = (unsigned int)0x125e01;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10195,7 +10213,7 @@ static void test_cubind_driver_tex_ref_set_border_color(void **cubind_state)
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10179010u;
     float *pBorderColor = (float *)(uintptr_t)0x10179020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10220,7 +10238,7 @@ static void test_cubind_driver_tex_ref_set_flags(void **cubind_state)
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017a010u;
     unsigned int Flags = (unsigned int)0x125e81;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10245,7 +10263,7 @@ static void test_cubind_driver_tex_ref_get_address(void **cubind_state)
 {
     CUdeviceptr *pdptr = (CUdeviceptr *)(uintptr_t)0x1017b010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017b020u;
-    const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10270,7 +10288,7 @@ static void test_cubind_driver_tex_ref_get_array(void **cubind_state)
 {
     CUarray *phArray = (CUarray *)(uintptr_t)0x1017c010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017c020u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10295,7 +10313,7 @@ static void test_cubind_driver_tex_ref_get_mipmapped_array(void **cubind_state)
 {
     CUmipmappedArray *phMipmappedArray = (CUmipmappedArray *)(uintptr_t)0x1017d010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017d020u;
-    const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10321,7 +10339,7 @@ static void test_cubind_driver_tex_ref_get_address_mode(void **cubind_state)
     CUaddress_mode *pam = (CUaddress_mode *)(uintptr_t)0x1017e010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017e020u;
     int dim = (int)0x125f82;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10347,7 +10365,7 @@ static void test_cubind_driver_tex_ref_get_filter_mode(void **cubind_state)
 {
     CUfilter_mode *pfm = (CUfilter_mode *)(uintptr_t)0x1017f010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017f020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10373,7 +10391,7 @@ static void test_cubind_driver_tex_ref_get_format(void **cubind_state)
     CUarray_format *pFormat = (CUarray_format *)(uintptr_t)0x10180010u;
     int *pNumChannels = (int *)(uintptr_t)0x10180020u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10180030u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10399,7 +10417,7 @@ static void test_cubind_driver_tex_ref_get_mipmap_filter_mode(void **cubind_stat
 {
     CUfilter_mode *pfm = (CUfilter_mode *)(uintptr_t)0x10181010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10181020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10424,7 +10442,7 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_bias(void **cubind_state
 {
     float *pbias = (float *)(uintptr_t)0x10182010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10182020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10450,7 +10468,7 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_clamp(void **cubind_stat
     float *pminMipmapLevelClamp = (float *)(uintptr_t)0x10183010u;
     float *pmaxMipmapLevelClamp = (float *)(uintptr_t)0x10183020u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10183030u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10476,7 +10494,7 @@ static void test_cubind_driver_tex_ref_get_max_anisotropy(void **cubind_state)
 {
     int *pmaxAniso = (int *)(uintptr_t)0x10184010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10184020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10501,7 +10519,7 @@ static void test_cubind_driver_tex_ref_get_border_color(void **cubind_state)
 {
     float *pBorderColor = (float *)(uintptr_t)0x10185010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10185020u;
-    const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
+    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10526,7 +10544,7 @@ static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
 {
     unsigned int *pFlags = (unsigned int *)(uintptr_t)0x10186010u;
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10186020u;
-    const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10550,7 +10568,7 @@ static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
 static void test_cubind_driver_tex_ref_create(void **cubind_state)
 {
     CUtexref *pTexRef = (CUtexref *)(uintptr_t)0x10187010u;
-    const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
+    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10573,7 +10591,7 @@ static void test_cubind_driver_tex_ref_create(void **cubind_state)
 static void test_cubind_driver_tex_ref_destroy(void **cubind_state)
 {
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10188010u;
-    const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10598,7 +10616,7 @@ static void test_cubind_driver_surf_ref_set_array(void **cubind_state)
     CUsurfref hSurfRef = (CUsurfref)(uintptr_t)0x10189010u;
     CUarray hArray = (CUarray)(uintptr_t)0x10189020u;
     unsigned int Flags = (unsigned int)0x126242;
-    const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10624,7 +10642,7 @@ static void test_cubind_driver_surf_ref_get_array(void **cubind_state)
 {
     CUarray *phArray = (CUarray *)(uintptr_t)0x1018a010u;
     CUsurfref hSurfRef = (CUsurfref)(uintptr_t)0x1018a020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10651,7 +10669,7 @@ static void test_cubind_driver_tex_object_create(void **cubind_state)
     const CUDA_RESOURCE_DESC *pResDesc = (const CUDA_RESOURCE_DESC *)(uintptr_t)0x1018b020u;
     const CUDA_TEXTURE_DESC *pTexDesc = (const CUDA_TEXTURE_DESC *)(uintptr_t)0x1018b030u;
     const CUDA_RESOURCE_VIEW_DESC *pResViewDesc = (const CUDA_RESOURCE_VIEW_DESC *)(uintptr_t)0x1018b040u;
-    const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
+    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10677,7 +10695,7 @@ static void test_cubind_driver_tex_object_create(void **cubind_state)
 static void test_cubind_driver_tex_object_destroy(void **cubind_state)
 {
     CUtexObject texObject = (CUtexObject)0x123400018c00LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10701,7 +10719,7 @@ static void test_cubind_driver_tex_object_get_resource_desc(void **cubind_state)
 {
     CUDA_RESOURCE_DESC *pResDesc = (CUDA_RESOURCE_DESC *)(uintptr_t)0x1018d010u;
     CUtexObject texObject = (CUtexObject)0x123400018d01LL;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10726,7 +10744,7 @@ static void test_cubind_driver_tex_object_get_texture_desc(void **cubind_state)
 {
     CUDA_TEXTURE_DESC *pTexDesc = (CUDA_TEXTURE_DESC *)(uintptr_t)0x1018e010u;
     CUtexObject texObject = (CUtexObject)0x123400018e01LL;
-    const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10751,7 +10769,7 @@ static void test_cubind_driver_tex_object_get_resource_view_desc(void **cubind_s
 {
     CUDA_RESOURCE_VIEW_DESC *pResViewDesc = (CUDA_RESOURCE_VIEW_DESC *)(uintptr_t)0x1018f010u;
     CUtexObject texObject = (CUtexObject)0x123400018f01LL;
-    const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
+    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10776,7 +10794,7 @@ static void test_cubind_driver_surf_object_create(void **cubind_state)
 {
     CUsurfObject *pSurfObject = (CUsurfObject *)(uintptr_t)0x10190010u;
     const CUDA_RESOURCE_DESC *pResDesc = (const CUDA_RESOURCE_DESC *)(uintptr_t)0x10190020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10800,7 +10818,7 @@ static void test_cubind_driver_surf_object_create(void **cubind_state)
 static void test_cubind_driver_surf_object_destroy(void **cubind_state)
 {
     CUsurfObject surfObject = (CUsurfObject)0x123400019100LL;
-    const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10824,7 +10842,7 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
 {
     CUDA_RESOURCE_DESC *pResDesc = (CUDA_RESOURCE_DESC *)(uintptr_t)0x10192010u;
     CUsurfObject surfObject = (CUsurfObject)0x123400019201LL;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10859,7 +10877,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     CUtensorMapSwizzle swizzle = (CUtensorMapSwizzle)73;
     CUtensorMapL2promotion l2Promotion = (CUtensorMapL2promotion)74;
     CUtensorMapFloatOOBfill oobFill = (CUtensorMapFloatOOBfill)75;
-    const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10907,7 +10925,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     CUtensorMapSwizzle swizzle = (CUtensorMapSwizzle)76;
     CUtensorMapL2promotion l2Promotion = (CUtensorMapL2promotion)77;
     CUtensorMapFloatOOBfill oobFill = (CUtensorMapFloatOOBfill)78;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10959,7 +10977,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     CUtensorMapSwizzle swizzle = (CUtensorMapSwizzle)77;
     CUtensorMapL2promotion l2Promotion = (CUtensorMapL2promotion)78;
     CUtensorMapFloatOOBfill oobFill = (CUtensorMapFloatOOBfill)79;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
+    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -10998,7 +11016,7 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
 {
     CUtensorMap *tensorMap = (CUtensorMap *)(uintptr_t)0x10196010u;
     void *globalAddress = (void *)(uintptr_t)0x10196020u;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11024,7 +11042,7 @@ static void test_cubind_driver_device_can_access_peer(void **cubind_state)
     int *canAccessPeer = (int *)(uintptr_t)0x10197010u;
     CUdevice dev = (CUdevice)0x1265c1;
     CUdevice peerDev = (CUdevice)0x1265c2;
-    const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11050,7 +11068,7 @@ static void test_cubind_driver_ctx_enable_peer_access(void **cubind_state)
 {
     CUcontext peerContext = (CUcontext)(uintptr_t)0x10198010u;
     unsigned int Flags = (unsigned int)0x126601;
-    const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11074,7 +11092,7 @@ static void test_cubind_driver_ctx_enable_peer_access(void **cubind_state)
 static void test_cubind_driver_ctx_disable_peer_access(void **cubind_state)
 {
     CUcontext peerContext = (CUcontext)(uintptr_t)0x10199010u;
-    const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11100,7 +11118,7 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
     CUdevice_P2PAttribute attrib = (CUdevice_P2PAttribute)65;
     CUdevice srcDevice = (CUdevice)0x126682;
     CUdevice dstDevice = (CUdevice)0x126683;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11130,7 +11148,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     unsigned int count = (unsigned int)0x1266c2;
     CUdevice srcDevice = (CUdevice)0x1266c3;
     CUdevice dstDevice = (CUdevice)0x1266c4;
-    const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11157,7 +11175,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
 static void test_cubind_driver_graphics_unregister_resource(void **cubind_state)
 {
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019c010u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11183,7 +11201,7 @@ static void test_cubind_driver_graphics_sub_resource_get_mapped_array(void **cub
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019d020u;
     unsigned int arrayIndex = (unsigned int)0x126742;
     unsigned int mipLevel = (unsigned int)0x126743;
-    const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
+    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11210,7 +11228,7 @@ static void test_cubind_driver_graphics_resource_get_mapped_mipmapped_array(void
 {
     CUmipmappedArray *pMipmappedArray = (CUmipmappedArray *)(uintptr_t)0x1019e010u;
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019e020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
+    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11236,7 +11254,7 @@ static void test_cubind_driver_graphics_resource_get_mapped_pointer(void **cubin
     CUdeviceptr *pDevPtr = (CUdeviceptr *)(uintptr_t)0x1019f010u;
     size_t *pSize = (size_t *)(uintptr_t)0x1019f020u;
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019f030u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11262,7 +11280,7 @@ static void test_cubind_driver_graphics_resource_set_map_flags(void **cubind_sta
 {
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x101a0010u;
     unsigned int flags = (unsigned int)0x126801;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11288,7 +11306,7 @@ static void test_cubind_driver_graphics_map_resources(void **cubind_state)
     unsigned int count = (unsigned int)0x126840;
     CUgraphicsResource *resources = (CUgraphicsResource *)(uintptr_t)0x101a1020u;
     CUstream hStream = (CUstream)(uintptr_t)0x101a1030u;
-    const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11315,7 +11333,7 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
     unsigned int count = (unsigned int)0x126880;
     CUgraphicsResource *resources = (CUgraphicsResource *)(uintptr_t)0x101a2020u;
     CUstream hStream = (CUstream)(uintptr_t)0x101a2030u;
-    const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11344,7 +11362,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     int cudaVersion = (int)0x1268c2;
     cuuint64_t flags = (cuuint64_t)0x12340001a303LL;
     CUdriverProcAddressQueryResult *symbolStatus = (CUdriverProcAddressQueryResult *)(uintptr_t)0x101a3050u;
-    const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11373,7 +11391,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
     void *value = (void *)(uintptr_t)0x101a4020u;
     size_t *size = (size_t *)(uintptr_t)0x101a4030u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11400,7 +11418,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
     void *value = (void *)(uintptr_t)0x101a5020u;
     size_t *size = (size_t *)(uintptr_t)0x101a5030u;
-    const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11427,7 +11445,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
     void *value = (void *)(uintptr_t)0x101a6020u;
     size_t *size = (size_t *)(uintptr_t)0x101a6030u;
-    const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
+    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11454,7 +11472,7 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
     CUcoredumpSettings attrib = (CUcoredumpSettings)64;
     void *value = (void *)(uintptr_t)0x101a7020u;
     size_t *size = (size_t *)(uintptr_t)0x101a7030u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11480,7 +11498,7 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
 {
     const void **ppExportTable = (const void **)(uintptr_t)0x101a8010u;
     const CUuuid *pExportTableId = (const CUuuid *)(uintptr_t)0x101a8020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11507,7 +11525,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     CUdevResourceDesc desc = (CUdevResourceDesc)(uintptr_t)0x101a9020u;
     CUdevice dev = (CUdevice)0x126a42;
     unsigned int flags = (unsigned int)0x126a43;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11533,7 +11551,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
 static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101aa010u;
-    const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11557,7 +11575,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
 {
     CUcontext *pContext = (CUcontext *)(uintptr_t)0x101ab010u;
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101ab020u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11583,7 +11601,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     CUdevice device = (CUdevice)0x126b00;
     CUdevResource *resource = (CUdevResource *)(uintptr_t)0x101ac020u;
     CUdevResourceType type = (CUdevResourceType)66;
-    const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
+    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11610,7 +11628,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     CUcontext hCtx = (CUcontext)(uintptr_t)0x101ad010u;
     CUdevResource *resource = (CUdevResource *)(uintptr_t)0x101ad020u;
     CUdevResourceType type = (CUdevResourceType)66;
-    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11637,7 +11655,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101ae010u;
     CUdevResource *resource = (CUdevResource *)(uintptr_t)0x101ae020u;
     CUdevResourceType type = (CUdevResourceType)66;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11667,7 +11685,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     CUdevResource *remaining = (CUdevResource *)(uintptr_t)0x101af040u;
     unsigned int useFlags = (unsigned int)0x126bc4;
     unsigned int minCount = (unsigned int)0x126bc5;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
+    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11697,7 +11715,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     CUdevResourceDesc *phDesc = (CUdevResourceDesc *)(uintptr_t)0x101b0010u;
     CUdevResource *resources = (CUdevResource *)(uintptr_t)0x101b0020u;
     unsigned int nbResources = (unsigned int)0x126c02;
-    const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11723,7 +11741,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101b1010u;
     CUevent hEvent = (CUevent)(uintptr_t)0x101b1020u;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11748,7 +11766,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
 {
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101b2010u;
     CUevent hEvent = (CUevent)(uintptr_t)0x101b2020u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11773,7 +11791,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
 {
     CUstream hStream = (CUstream)(uintptr_t)0x101b3010u;
     CUgreenCtx *phCtx = (CUgreenCtx *)(uintptr_t)0x101b3020u;
-    const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11800,7 +11818,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     CUgreenCtx greenCtx = (CUgreenCtx)(uintptr_t)0x101b4020u;
     unsigned int flags = (unsigned int)0x126d02;
     int priority = (int)0x126d03;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11827,7 +11845,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
 {
     CUgreenCtx greenCtx = (CUgreenCtx)(uintptr_t)0x101b5010u;
     unsigned long long *greenCtxId = (unsigned long long *)(uintptr_t)0x101b5020u;
-    const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11853,7 +11871,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     CUlogsCallback callbackFunc = (CUlogsCallback)(uintptr_t)0x101b6010u;
     void *userData = (void *)(uintptr_t)0x101b6020u;
     CUlogsCallbackHandle *callback_out = (CUlogsCallbackHandle *)(uintptr_t)0x101b6030u;
-    const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
+    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11878,7 +11896,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
 static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
 {
     CUlogsCallbackHandle callback = (CUlogsCallbackHandle)(uintptr_t)0x101b7010u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
+    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11902,7 +11920,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
 {
     CUlogIterator *iterator_out = (CUlogIterator *)(uintptr_t)0x101b8010u;
     unsigned int flags = (unsigned int)0x126e01;
-    const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11928,7 +11946,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     CUlogIterator *iterator = (CUlogIterator *)(uintptr_t)0x101b9010u;
     const char *pathToFile = (const char *)(uintptr_t)0x101b9020u;
     unsigned int flags = (unsigned int)0x126e42;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11956,7 +11974,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     char *buffer = (char *)(uintptr_t)0x101ba020u;
     size_t *size = (size_t *)(uintptr_t)0x101ba030u;
     unsigned int flags = (unsigned int)0x126e83;
-    const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round;
 
@@ -11983,7 +12001,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
 {
     int pid = (int)0x126ec0;
     int *tid = (int *)(uintptr_t)0x101bb020u;
-    const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
+    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round;
 
@@ -12008,7 +12026,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
 {
     int pid = (int)0x126f00;
     CUprocessState *state = (CUprocessState *)(uintptr_t)0x101bc020u;
-    const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
+    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round;
 
@@ -12033,7 +12051,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
 {
     int pid = (int)0x126f40;
     CUcheckpointLockArgs *args = (CUcheckpointLockArgs *)(uintptr_t)0x101bd020u;
-    const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round;
 
@@ -12058,7 +12076,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
 {
     int pid = (int)0x126f80;
     CUcheckpointCheckpointArgs *args = (CUcheckpointCheckpointArgs *)(uintptr_t)0x101be020u;
-    const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round;
 
@@ -12083,7 +12101,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
 {
     int pid = (int)0x126fc0;
     CUcheckpointRestoreArgs *args = (CUcheckpointRestoreArgs *)(uintptr_t)0x101bf020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
+    const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round;
 
@@ -12108,7 +12126,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
 {
     int pid = (int)0x127000;
     CUcheckpointUnlockArgs *args = (CUcheckpointUnlockArgs *)(uintptr_t)0x101c0020u;
-    const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
+    const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round;
 
@@ -12130,6 +12148,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_driver[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_driver_get_error_string),
     cmocka_unit_test(test_cubind_driver_get_error_name),
     cmocka_unit_test(test_cubind_driver_init),
@@ -12581,4 +12600,4 @@ const struct CMUnitTest cubind_passthrough_driver[] = {
     cmocka_unit_test(test_cubind_driver_checkpoint_process_unlock),
 };
 
-const size_t cubind_passthrough_driver_count = 449;
+const size_t cubind_passthrough_driver_count = 450;

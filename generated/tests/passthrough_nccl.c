@@ -24,6 +24,24 @@
 #endif
 
 
+/* ncclMemAlloc with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nccl_mem_alloc((void **)(void *)scratch, (size_t)0);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    static const int cubind_informational[] = { ncclInProgress };
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_NCCL, "ncclMemAlloc", cubind_first_call,
+                              cubind_informational, 1, ncclUnhandledCudaError);
+}
+
 static void test_cubind_nccl_mem_alloc(void **cubind_state)
 {
     void **ptr = (void **)(uintptr_t)0x10000010u;
@@ -185,7 +203,7 @@ static void test_cubind_nccl_comm_init_all(void **cubind_state)
     ncclComm_t *comm = (ncclComm_t *)(uintptr_t)0x10006010u;
     int ndev = (int)0x120181;
     const int *devlist = (const int *)(uintptr_t)0x10006030u;
-    const ncclResult_t cubind_expected = ncclInProgress;
+    const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -210,7 +228,7 @@ static void test_cubind_nccl_comm_init_all(void **cubind_state)
 static void test_cubind_nccl_comm_finalize(void **cubind_state)
 {
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10007010u;
-    const ncclResult_t cubind_expected = ncclNumResults;
+    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -233,7 +251,7 @@ static void test_cubind_nccl_comm_finalize(void **cubind_state)
 static void test_cubind_nccl_comm_destroy(void **cubind_state)
 {
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10008010u;
-    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
+    const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -256,7 +274,7 @@ static void test_cubind_nccl_comm_destroy(void **cubind_state)
 static void test_cubind_nccl_comm_abort(void **cubind_state)
 {
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10009010u;
-    const ncclResult_t cubind_expected = ncclSystemError;
+    const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -280,7 +298,7 @@ static void test_cubind_nccl_comm_revoke(void **cubind_state)
 {
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1000a010u;
     int revokeFlags = (int)0x120281;
-    const ncclResult_t cubind_expected = ncclInternalError;
+    const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -308,7 +326,7 @@ static void test_cubind_nccl_comm_split(void **cubind_state)
     int key = (int)0x1202c2;
     ncclComm_t *newcomm = (ncclComm_t *)(uintptr_t)0x1000b040u;
     ncclConfig_t *config = (ncclConfig_t *)(uintptr_t)0x1000b050u;
-    const ncclResult_t cubind_expected = ncclInvalidArgument;
+    const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -340,7 +358,7 @@ static void test_cubind_nccl_comm_shrink(void **cubind_state)
     ncclComm_t *newcomm = (ncclComm_t *)(uintptr_t)0x1000c040u;
     ncclConfig_t *config = (ncclConfig_t *)(uintptr_t)0x1000c050u;
     int shrinkFlags = (int)0x120305;
-    const ncclResult_t cubind_expected = ncclInvalidUsage;
+    const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -373,7 +391,7 @@ static void test_cubind_nccl_comm_init_rank_scalable(void **cubind_state)
     int nId = (int)0x120343;
     ncclUniqueId *commIds = (ncclUniqueId *)(uintptr_t)0x1000d050u;
     ncclConfig_t *config = (ncclConfig_t *)(uintptr_t)0x1000d060u;
-    const ncclResult_t cubind_expected = ncclRemoteError;
+    const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -465,7 +483,7 @@ static void test_cubind_nccl_comm_get_async_error(void **cubind_state)
 {
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10011010u;
     ncclResult_t *asyncError = (ncclResult_t *)(uintptr_t)0x10011020u;
-    const ncclResult_t cubind_expected = ncclSystemError;
+    const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -490,7 +508,7 @@ static void test_cubind_nccl_comm_count(void **cubind_state)
 {
     const ncclComm_t comm = (const ncclComm_t)(uintptr_t)0x10012010u;
     int *count = (int *)(uintptr_t)0x10012020u;
-    const ncclResult_t cubind_expected = ncclInternalError;
+    const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -515,7 +533,7 @@ static void test_cubind_nccl_comm_cu_device(void **cubind_state)
 {
     const ncclComm_t comm = (const ncclComm_t)(uintptr_t)0x10013010u;
     int *device = (int *)(uintptr_t)0x10013020u;
-    const ncclResult_t cubind_expected = ncclInvalidArgument;
+    const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -540,7 +558,7 @@ static void test_cubind_nccl_comm_user_rank(void **cubind_state)
 {
     const ncclComm_t comm = (const ncclComm_t)(uintptr_t)0x10014010u;
     int *rank = (int *)(uintptr_t)0x10014020u;
-    const ncclResult_t cubind_expected = ncclInvalidUsage;
+    const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -567,7 +585,7 @@ static void test_cubind_nccl_comm_register(void **cubind_state)
     void *buff = (void *)(uintptr_t)0x10015020u;
     size_t size = (size_t)0x123400001502LL;
     void **handle = (void **)(uintptr_t)0x10015040u;
-    const ncclResult_t cubind_expected = ncclRemoteError;
+    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -594,7 +612,7 @@ static void test_cubind_nccl_comm_deregister(void **cubind_state)
 {
     const ncclComm_t comm = (const ncclComm_t)(uintptr_t)0x10016010u;
     void *handle = (void *)(uintptr_t)0x10016020u;
-    const ncclResult_t cubind_expected = ncclInProgress;
+    const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -622,7 +640,7 @@ static void test_cubind_nccl_comm_window_register(void **cubind_state)
     size_t size = (size_t)0x123400001702LL;
     ncclWindow_t *win = (ncclWindow_t *)(uintptr_t)0x10017040u;
     int winFlags = (int)0x1205c4;
-    const ncclResult_t cubind_expected = ncclNumResults;
+    const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -650,7 +668,7 @@ static void test_cubind_nccl_comm_window_deregister(void **cubind_state)
 {
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10018010u;
     ncclWindow_t win = (ncclWindow_t)(uintptr_t)0x10018020u;
-    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
+    const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -678,7 +696,7 @@ static void test_cubind_nccl_red_op_create_pre_mul_sum(void **cubind_state)
     ncclDataType_t datatype = (ncclDataType_t)66;
     ncclScalarResidence_t residence = (ncclScalarResidence_t)67;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10019050u;
-    const ncclResult_t cubind_expected = ncclSystemError;
+    const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -706,7 +724,7 @@ static void test_cubind_nccl_red_op_destroy(void **cubind_state)
 {
     ncclRedOp_t op = (ncclRedOp_t)64;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001a020u;
-    const ncclResult_t cubind_expected = ncclInternalError;
+    const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -737,7 +755,7 @@ static void test_cubind_nccl_reduce(void **cubind_state)
     int root = (int)0x1206c5;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001b070u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001b080u;
-    const ncclResult_t cubind_expected = ncclInvalidArgument;
+    const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -772,7 +790,7 @@ static void test_cubind_nccl_bcast(void **cubind_state)
     int root = (int)0x120703;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001c050u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001c060u;
-    const ncclResult_t cubind_expected = ncclInvalidUsage;
+    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -806,7 +824,7 @@ static void test_cubind_nccl_broadcast(void **cubind_state)
     int root = (int)0x120744;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001d060u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001d070u;
-    const ncclResult_t cubind_expected = ncclRemoteError;
+    const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -841,7 +859,7 @@ static void test_cubind_nccl_all_reduce(void **cubind_state)
     ncclRedOp_t op = (ncclRedOp_t)68;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001e060u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001e070u;
-    const ncclResult_t cubind_expected = ncclInProgress;
+    const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -876,7 +894,7 @@ static void test_cubind_nccl_reduce_scatter(void **cubind_state)
     ncclRedOp_t op = (ncclRedOp_t)68;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001f060u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001f070u;
-    const ncclResult_t cubind_expected = ncclNumResults;
+    const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -910,7 +928,7 @@ static void test_cubind_nccl_all_gather(void **cubind_state)
     ncclDataType_t datatype = (ncclDataType_t)67;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10020050u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10020060u;
-    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
+    const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -943,7 +961,7 @@ static void test_cubind_nccl_allto_all(void **cubind_state)
     ncclDataType_t datatype = (ncclDataType_t)67;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10021050u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10021060u;
-    const ncclResult_t cubind_expected = ncclSystemError;
+    const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -977,7 +995,7 @@ static void test_cubind_nccl_gather(void **cubind_state)
     int root = (int)0x120884;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10022060u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10022070u;
-    const ncclResult_t cubind_expected = ncclInternalError;
+    const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1012,7 +1030,7 @@ static void test_cubind_nccl_scatter(void **cubind_state)
     int root = (int)0x1208c4;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10023060u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10023070u;
-    const ncclResult_t cubind_expected = ncclInvalidArgument;
+    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1046,7 +1064,7 @@ static void test_cubind_nccl_send(void **cubind_state)
     int peer = (int)0x120903;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10024050u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10024060u;
-    const ncclResult_t cubind_expected = ncclInvalidUsage;
+    const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1079,7 +1097,7 @@ static void test_cubind_nccl_recv(void **cubind_state)
     int peer = (int)0x120943;
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10025050u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10025060u;
-    const ncclResult_t cubind_expected = ncclRemoteError;
+    const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1106,7 +1124,7 @@ static void test_cubind_nccl_recv(void **cubind_state)
 
 static void test_cubind_nccl_group_start(void **cubind_state)
 {
-    const ncclResult_t cubind_expected = ncclInProgress;
+    const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1127,7 +1145,7 @@ static void test_cubind_nccl_group_start(void **cubind_state)
 
 static void test_cubind_nccl_group_end(void **cubind_state)
 {
-    const ncclResult_t cubind_expected = ncclNumResults;
+    const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1149,7 +1167,7 @@ static void test_cubind_nccl_group_end(void **cubind_state)
 static void test_cubind_nccl_group_simulate_end(void **cubind_state)
 {
     ncclSimInfo_t *simInfo = (ncclSimInfo_t *)(uintptr_t)0x10028010u;
-    const ncclResult_t cubind_expected = ncclUnhandledCudaError;
+    const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
     int cubind_round;
 
@@ -1170,6 +1188,7 @@ static void test_cubind_nccl_group_simulate_end(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_nccl[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_nccl_mem_alloc),
     cmocka_unit_test(test_cubind_nccl_mem_free),
     cmocka_unit_test(test_cubind_nccl_get_version),
@@ -1213,4 +1232,4 @@ const struct CMUnitTest cubind_passthrough_nccl[] = {
     cmocka_unit_test(test_cubind_nccl_group_simulate_end),
 };
 
-const size_t cubind_passthrough_nccl_count = 41;
+const size_t cubind_passthrough_nccl_count = 42;

@@ -24,6 +24,23 @@
 #endif
 
 
+/* nvJitLinkCreate with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvjitlink_create((nvJitLinkHandle *)(void *)scratch, (uint32_t)0, (const char *const *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", cubind_first_call,
+                              NULL, 0, NVJITLINK_ERROR_UNRECOGNIZED_OPTION);
+}
+
 static void test_cubind_nvjitlink_create(void **cubind_state)
 {
     nvJitLinkHandle *handle = (nvJitLinkHandle *)(uintptr_t)0x10000010u;
@@ -381,6 +398,7 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_nvjitlink[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_nvjitlink_create),
     cmocka_unit_test(test_cubind_nvjitlink_destroy),
     cmocka_unit_test(test_cubind_nvjitlink_add_data),
@@ -397,4 +415,4 @@ const struct CMUnitTest cubind_passthrough_nvjitlink[] = {
     cmocka_unit_test(test_cubind_nvjitlink_version),
 };
 
-const size_t cubind_passthrough_nvjitlink_count = 14;
+const size_t cubind_passthrough_nvjitlink_count = 15;

@@ -24,6 +24,24 @@
 #endif
 
 
+/* nvrtcGetNumSupportedArchs with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvrtc_get_num_supported_archs((int *)(void *)scratch);
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    static const int cubind_informational[] = { NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED };
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_NVRTC, "nvrtcGetNumSupportedArchs", cubind_first_call,
+                              cubind_informational, 1, NVRTC_ERROR_OUT_OF_MEMORY);
+}
+
 static void test_cubind_nvrtc_get_error_string(void **cubind_state)
 {
     nvrtcResult result = (nvrtcResult)64;
@@ -330,7 +348,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000c010u;
     char *LTOIR = (char *)(uintptr_t)0x1000c020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -355,7 +373,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000d010u;
     size_t *optixirSizeRet = (size_t *)(uintptr_t)0x1000d020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -380,7 +398,7 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000e010u;
     char *optixir = (char *)(uintptr_t)0x1000e020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_CANCELLED;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -405,7 +423,7 @@ static void test_cubind_nvrtc_get_program_log_size(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x1000f010u;
     size_t *logSizeRet = (size_t *)(uintptr_t)0x1000f020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_CANCELLED;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -430,7 +448,7 @@ static void test_cubind_nvrtc_get_program_log(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10010010u;
     char *log = (char *)(uintptr_t)0x10010020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_OUT_OF_MEMORY;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -455,7 +473,7 @@ static void test_cubind_nvrtc_add_name_expression(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10011010u;
     const char *const name_expression = (const char *const)(uintptr_t)0x10011020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_OUT_OF_MEMORY;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_PROGRAM_CREATION_FAILURE;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -481,7 +499,7 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10012010u;
     const char *const name_expression = (const char *const)(uintptr_t)0x10012020u;
     const char **lowered_name = (const char **)(uintptr_t)0x10012030u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_PROGRAM_CREATION_FAILURE;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_INPUT;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -506,7 +524,7 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
 static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
 {
     size_t *ret = (size_t *)(uintptr_t)0x10013010u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_INPUT;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -529,7 +547,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
 static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
 {
     size_t size = (size_t)0x123400001400LL;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -552,7 +570,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
 static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10015010u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -576,7 +594,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
 {
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10016010u;
     size_t *size = (size_t *)(uintptr_t)0x10016020u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -602,7 +620,7 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10017010u;
     int (*callback)(void *, void *) = (int (*)(void *, void *))(uintptr_t)0x10017020u;
     void *payload = (void *)(uintptr_t)0x10017030u;
-    const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+    const nvrtcResult cubind_expected = NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round;
 
@@ -625,6 +643,7 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_nvrtc[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_nvrtc_get_error_string),
     cmocka_unit_test(test_cubind_nvrtc_version),
     cmocka_unit_test(test_cubind_nvrtc_get_num_supported_archs),
@@ -651,4 +670,4 @@ const struct CMUnitTest cubind_passthrough_nvrtc[] = {
     cmocka_unit_test(test_cubind_nvrtc_set_flow_callback),
 };
 
-const size_t cubind_passthrough_nvrtc_count = 24;
+const size_t cubind_passthrough_nvrtc_count = 25;

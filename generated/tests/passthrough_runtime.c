@@ -24,6 +24,24 @@
 #endif
 
 
+/* cudaDeviceReset with zeros: the call through which the statuses' handling is tested. */
+static int cubind_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_runtime_device_reset();
+}
+
+/* The statuses the library documents as informational, in this form (out-of-line or inline), and a
+ * failure (tests/passthrough.h). First in the group: its first call is the wrapper's first. */
+static void test_informational_statuses(void **cubind_state)
+{
+    static const int cubind_informational[] = { cudaErrorNotReady };
+    (void)cubind_state;
+    cubind_test_informational(CUBIND_LIB_RUNTIME, "cudaDeviceReset", cubind_first_call,
+                              cubind_informational, 1, cudaErrorInvalidValue);
+}
+
 static void test_cubind_runtime_device_reset(void **cubind_state)
 {
     const cudaError_t cubind_expected = cudaErrorInvalidValue;
@@ -2079,7 +2097,7 @@ static void test_cubind_runtime_launch_kernel(void **cubind_state)
     void **args = (void **)(uintptr_t)0x10051040u;
     size_t sharedMem = (size_t)0x123400005104LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10051060u;
-    const cudaError_t cubind_expected = cudaErrorNotReady;
+    const cudaError_t cubind_expected = cudaErrorIllegalAddress;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2111,7 +2129,7 @@ static void test_cubind_runtime_launch_kernel_ex_c(void **cubind_state)
     const cudaLaunchConfig_t *config = (const cudaLaunchConfig_t *)(uintptr_t)0x10052010u;
     const void *func = (const void *)(uintptr_t)0x10052020u;
     void **args = (void **)(uintptr_t)0x10052030u;
-    const cudaError_t cubind_expected = cudaErrorIllegalAddress;
+    const cudaError_t cubind_expected = cudaErrorLaunchOutOfResources;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2141,7 +2159,7 @@ static void test_cubind_runtime_launch_cooperative_kernel(void **cubind_state)
     void **args = (void **)(uintptr_t)0x10053040u;
     size_t sharedMem = (size_t)0x123400005304LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10053060u;
-    const cudaError_t cubind_expected = cudaErrorLaunchOutOfResources;
+    const cudaError_t cubind_expected = cudaErrorLaunchTimeout;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2172,7 +2190,7 @@ static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
 {
     const void *func = (const void *)(uintptr_t)0x10054010u;
     enum cudaFuncCache cacheConfig = (enum cudaFuncCache)65;
-    const cudaError_t cubind_expected = cudaErrorLaunchTimeout;
+    const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2197,7 +2215,7 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
 {
     struct cudaFuncAttributes *attr = (struct cudaFuncAttributes *)(uintptr_t)0x10055010u;
     const void *func = (const void *)(uintptr_t)0x10055020u;
-    const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
+    const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2223,7 +2241,7 @@ static void test_cubind_runtime_func_set_attribute(void **cubind_state)
     const void *func = (const void *)(uintptr_t)0x10056010u;
     enum cudaFuncAttribute attr = (enum cudaFuncAttribute)65;
     int value = (int)0x121582;
-    const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
+    const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2249,7 +2267,7 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
 {
     const char **name = (const char **)(uintptr_t)0x10057010u;
     const void *func = (const void *)(uintptr_t)0x10057020u;
-    const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
+    const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2276,7 +2294,7 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
     size_t paramIndex = (size_t)0x123400005801LL;
     size_t *paramOffset = (size_t *)(uintptr_t)0x10058030u;
     size_t *paramSize = (size_t *)(uintptr_t)0x10058040u;
-    const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
+    const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2304,7 +2322,7 @@ static void test_cubind_runtime_launch_host_func(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10059010u;
     cudaHostFn_t fn = (cudaHostFn_t)(uintptr_t)0x10059020u;
     void *userData = (void *)(uintptr_t)0x10059030u;
-    const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
+    const cudaError_t cubind_expected = cudaErrorAssert;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2330,7 +2348,7 @@ static void test_cubind_runtime_func_set_shared_mem_config(void **cubind_state)
 {
     const void *func = (const void *)(uintptr_t)0x1005a010u;
     enum cudaSharedMemConfig config = (enum cudaSharedMemConfig)65;
-    const cudaError_t cubind_expected = cudaErrorAssert;
+    const cudaError_t cubind_expected = cudaErrorTooManyPeers;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2357,7 +2375,7 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(v
     const void *func = (const void *)(uintptr_t)0x1005b020u;
     int blockSize = (int)0x1216c2;
     size_t dynamicSMemSize = (size_t)0x123400005b03LL;
-    const cudaError_t cubind_expected = cudaErrorTooManyPeers;
+    const cudaError_t cubind_expected = cudaErrorHostMemoryAlreadyRegistered;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2386,7 +2404,7 @@ static void test_cubind_runtime_occupancy_available_dynamic_s_mem_per_block(void
     const void *func = (const void *)(uintptr_t)0x1005c020u;
     int numBlocks = (int)0x121702;
     int blockSize = (int)0x121703;
-    const cudaError_t cubind_expected = cudaErrorHostMemoryAlreadyRegistered;
+    const cudaError_t cubind_expected = cudaErrorHostMemoryNotRegistered;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2416,7 +2434,7 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_w
     int blockSize = (int)0x121742;
     size_t dynamicSMemSize = (size_t)0x123400005d03LL;
     unsigned int flags = (unsigned int)0x121744;
-    const cudaError_t cubind_expected = cudaErrorHostMemoryNotRegistered;
+    const cudaError_t cubind_expected = cudaErrorHardwareStackError;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2445,7 +2463,7 @@ static void test_cubind_runtime_occupancy_max_potential_cluster_size(void **cubi
     int *clusterSize = (int *)(uintptr_t)0x1005e010u;
     const void *func = (const void *)(uintptr_t)0x1005e020u;
     const cudaLaunchConfig_t *launchConfig = (const cudaLaunchConfig_t *)(uintptr_t)0x1005e030u;
-    const cudaError_t cubind_expected = cudaErrorHardwareStackError;
+    const cudaError_t cubind_expected = cudaErrorIllegalInstruction;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2472,7 +2490,7 @@ static void test_cubind_runtime_occupancy_max_active_clusters(void **cubind_stat
     int *numClusters = (int *)(uintptr_t)0x1005f010u;
     const void *func = (const void *)(uintptr_t)0x1005f020u;
     const cudaLaunchConfig_t *launchConfig = (const cudaLaunchConfig_t *)(uintptr_t)0x1005f030u;
-    const cudaError_t cubind_expected = cudaErrorIllegalInstruction;
+    const cudaError_t cubind_expected = cudaErrorMisalignedAddress;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2499,7 +2517,7 @@ static void test_cubind_runtime_malloc_managed(void **cubind_state)
     void **devPtr = (void **)(uintptr_t)0x10060010u;
     size_t size = (size_t)0x123400006001LL;
     unsigned int flags = (unsigned int)0x121802;
-    const cudaError_t cubind_expected = cudaErrorMisalignedAddress;
+    const cudaError_t cubind_expected = cudaErrorInvalidAddressSpace;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2525,7 +2543,7 @@ static void test_cubind_runtime_malloc(void **cubind_state)
 {
     void **devPtr = (void **)(uintptr_t)0x10061010u;
     size_t size = (size_t)0x123400006101LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidAddressSpace;
+    const cudaError_t cubind_expected = cudaErrorInvalidPc;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2550,7 +2568,7 @@ static void test_cubind_runtime_malloc_host(void **cubind_state)
 {
     void **ptr = (void **)(uintptr_t)0x10062010u;
     size_t size = (size_t)0x123400006201LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidPc;
+    const cudaError_t cubind_expected = cudaErrorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2577,7 +2595,7 @@ static void test_cubind_runtime_malloc_pitch(void **cubind_state)
     size_t *pitch = (size_t *)(uintptr_t)0x10063020u;
     size_t width = (size_t)0x123400006302LL;
     size_t height = (size_t)0x123400006303LL;
-    const cudaError_t cubind_expected = cudaErrorLaunchFailure;
+    const cudaError_t cubind_expected = cudaErrorCooperativeLaunchTooLarge;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2607,7 +2625,7 @@ static void test_cubind_runtime_malloc_array(void **cubind_state)
     size_t width = (size_t)0x123400006402LL;
     size_t height = (size_t)0x123400006403LL;
     unsigned int flags = (unsigned int)0x121904;
-    const cudaError_t cubind_expected = cudaErrorCooperativeLaunchTooLarge;
+    const cudaError_t cubind_expected = cudaErrorTensorMemoryLeak;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2634,7 +2652,7 @@ static void test_cubind_runtime_malloc_array(void **cubind_state)
 static void test_cubind_runtime_free(void **cubind_state)
 {
     void *devPtr = (void *)(uintptr_t)0x10065010u;
-    const cudaError_t cubind_expected = cudaErrorTensorMemoryLeak;
+    const cudaError_t cubind_expected = cudaErrorNotPermitted;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2657,7 +2675,7 @@ static void test_cubind_runtime_free(void **cubind_state)
 static void test_cubind_runtime_free_host(void **cubind_state)
 {
     void *ptr = (void *)(uintptr_t)0x10066010u;
-    const cudaError_t cubind_expected = cudaErrorNotPermitted;
+    const cudaError_t cubind_expected = cudaErrorNotSupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2680,7 +2698,7 @@ static void test_cubind_runtime_free_host(void **cubind_state)
 static void test_cubind_runtime_free_array(void **cubind_state)
 {
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x10067010u;
-    const cudaError_t cubind_expected = cudaErrorNotSupported;
+    const cudaError_t cubind_expected = cudaErrorSystemNotReady;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2703,7 +2721,7 @@ static void test_cubind_runtime_free_array(void **cubind_state)
 static void test_cubind_runtime_free_mipmapped_array(void **cubind_state)
 {
     cudaMipmappedArray_t mipmappedArray = (cudaMipmappedArray_t)(uintptr_t)0x10068010u;
-    const cudaError_t cubind_expected = cudaErrorSystemNotReady;
+    const cudaError_t cubind_expected = cudaErrorSystemDriverMismatch;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2728,7 +2746,7 @@ static void test_cubind_runtime_host_alloc(void **cubind_state)
     void **pHost = (void **)(uintptr_t)0x10069010u;
     size_t size = (size_t)0x123400006901LL;
     unsigned int flags = (unsigned int)0x121a42;
-    const cudaError_t cubind_expected = cudaErrorSystemDriverMismatch;
+    const cudaError_t cubind_expected = cudaErrorCompatNotSupportedOnDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2755,7 +2773,7 @@ static void test_cubind_runtime_host_register(void **cubind_state)
     void *ptr = (void *)(uintptr_t)0x1006a010u;
     size_t size = (size_t)0x123400006a01LL;
     unsigned int flags = (unsigned int)0x121a82;
-    const cudaError_t cubind_expected = cudaErrorCompatNotSupportedOnDevice;
+    const cudaError_t cubind_expected = cudaErrorMpsConnectionFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2780,7 +2798,7 @@ static void test_cubind_runtime_host_register(void **cubind_state)
 static void test_cubind_runtime_host_unregister(void **cubind_state)
 {
     void *ptr = (void *)(uintptr_t)0x1006b010u;
-    const cudaError_t cubind_expected = cudaErrorMpsConnectionFailed;
+    const cudaError_t cubind_expected = cudaErrorMpsRpcFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2805,7 +2823,7 @@ static void test_cubind_runtime_host_get_device_pointer(void **cubind_state)
     void **pDevice = (void **)(uintptr_t)0x1006c010u;
     void *pHost = (void *)(uintptr_t)0x1006c020u;
     unsigned int flags = (unsigned int)0x121b02;
-    const cudaError_t cubind_expected = cudaErrorMpsRpcFailure;
+    const cudaError_t cubind_expected = cudaErrorMpsServerNotReady;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2831,7 +2849,7 @@ static void test_cubind_runtime_host_get_flags(void **cubind_state)
 {
     unsigned int *pFlags = (unsigned int *)(uintptr_t)0x1006d010u;
     void *pHost = (void *)(uintptr_t)0x1006d020u;
-    const cudaError_t cubind_expected = cudaErrorMpsServerNotReady;
+    const cudaError_t cubind_expected = cudaErrorMpsMaxClientsReached;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2856,7 +2874,7 @@ static void test_cubind_runtime_malloc3_d(void **cubind_state)
 {
     struct cudaPitchedPtr *pitchedDevPtr = (struct cudaPitchedPtr *)(uintptr_t)0x1006e010u;
     struct cudaExtent extent;
-    const cudaError_t cubind_expected = cudaErrorMpsMaxClientsReached;
+    const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2884,7 +2902,7 @@ static void test_cubind_runtime_malloc3_d_array(void **cubind_state)
     const struct cudaChannelFormatDesc *desc = (const struct cudaChannelFormatDesc *)(uintptr_t)0x1006f020u;
     struct cudaExtent extent;
     unsigned int flags = (unsigned int)0x121bc3;
-    const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
+    const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2915,7 +2933,7 @@ static void test_cubind_runtime_malloc_mipmapped_array(void **cubind_state)
     struct cudaExtent extent;
     unsigned int numLevels = (unsigned int)0x121c03;
     unsigned int flags = (unsigned int)0x121c04;
-    const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
+    const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2945,7 +2963,7 @@ static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
     cudaArray_t *levelArray = (cudaArray_t *)(uintptr_t)0x10071010u;
     cudaMipmappedArray_const_t mipmappedArray = (cudaMipmappedArray_const_t)(uintptr_t)0x10071020u;
     unsigned int level = (unsigned int)0x121c42;
-    const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
+    const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2970,7 +2988,7 @@ static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
 static void test_cubind_runtime_memcpy3_d(void **cubind_state)
 {
     const struct cudaMemcpy3DParms *p = (const struct cudaMemcpy3DParms *)(uintptr_t)0x10072010u;
-    const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnsupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -2993,7 +3011,7 @@ static void test_cubind_runtime_memcpy3_d(void **cubind_state)
 static void test_cubind_runtime_memcpy3_d_peer(void **cubind_state)
 {
     const struct cudaMemcpy3DPeerParms *p = (const struct cudaMemcpy3DPeerParms *)(uintptr_t)0x10073010u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnsupported;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureInvalidated;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3017,7 +3035,7 @@ static void test_cubind_runtime_memcpy3_d_async(void **cubind_state)
 {
     const struct cudaMemcpy3DParms *p = (const struct cudaMemcpy3DParms *)(uintptr_t)0x10074010u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10074020u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureInvalidated;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureMerge;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3042,7 +3060,7 @@ static void test_cubind_runtime_memcpy3_d_peer_async(void **cubind_state)
 {
     const struct cudaMemcpy3DPeerParms *p = (const struct cudaMemcpy3DPeerParms *)(uintptr_t)0x10075010u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10075020u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureMerge;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnmatched;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3067,7 +3085,7 @@ static void test_cubind_runtime_mem_get_info(void **cubind_state)
 {
     size_t *free = (size_t *)(uintptr_t)0x10076010u;
     size_t *total = (size_t *)(uintptr_t)0x10076020u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnmatched;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnjoined;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3094,7 +3112,7 @@ static void test_cubind_runtime_array_get_info(void **cubind_state)
     struct cudaExtent *extent = (struct cudaExtent *)(uintptr_t)0x10077020u;
     unsigned int *flags = (unsigned int *)(uintptr_t)0x10077030u;
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x10077040u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnjoined;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureIsolation;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3122,7 +3140,7 @@ static void test_cubind_runtime_array_get_plane(void **cubind_state)
     cudaArray_t *pPlaneArray = (cudaArray_t *)(uintptr_t)0x10078010u;
     cudaArray_t hArray = (cudaArray_t)(uintptr_t)0x10078020u;
     unsigned int planeIdx = (unsigned int)0x121e02;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureIsolation;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureImplicit;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3149,7 +3167,7 @@ static void test_cubind_runtime_array_get_memory_requirements(void **cubind_stat
     struct cudaArrayMemoryRequirements *memoryRequirements = (struct cudaArrayMemoryRequirements *)(uintptr_t)0x10079010u;
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x10079020u;
     int device = (int)0x121e42;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureImplicit;
+    const cudaError_t cubind_expected = cudaErrorCapturedEvent;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3176,7 +3194,7 @@ static void test_cubind_runtime_mipmapped_array_get_memory_requirements(void **c
     struct cudaArrayMemoryRequirements *memoryRequirements = (struct cudaArrayMemoryRequirements *)(uintptr_t)0x1007a010u;
     cudaMipmappedArray_t mipmap = (cudaMipmappedArray_t)(uintptr_t)0x1007a020u;
     int device = (int)0x121e82;
-    const cudaError_t cubind_expected = cudaErrorCapturedEvent;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3202,7 +3220,7 @@ static void test_cubind_runtime_array_get_sparse_properties(void **cubind_state)
 {
     struct cudaArraySparseProperties *sparseProperties = (struct cudaArraySparseProperties *)(uintptr_t)0x1007b010u;
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x1007b020u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
+    const cudaError_t cubind_expected = cudaErrorTimeout;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3227,7 +3245,7 @@ static void test_cubind_runtime_mipmapped_array_get_sparse_properties(void **cub
 {
     struct cudaArraySparseProperties *sparseProperties = (struct cudaArraySparseProperties *)(uintptr_t)0x1007c010u;
     cudaMipmappedArray_t mipmap = (cudaMipmappedArray_t)(uintptr_t)0x1007c020u;
-    const cudaError_t cubind_expected = cudaErrorTimeout;
+    const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3254,7 +3272,7 @@ static void test_cubind_runtime_memcpy(void **cubind_state)
     const void *src = (const void *)(uintptr_t)0x1007d020u;
     size_t count = (size_t)0x123400007d02LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)67;
-    const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
+    const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3284,7 +3302,7 @@ static void test_cubind_runtime_memcpy_peer(void **cubind_state)
     const void *src = (const void *)(uintptr_t)0x1007e030u;
     int srcDevice = (int)0x121f83;
     size_t count = (size_t)0x123400007e04LL;
-    const cudaError_t cubind_expected = cudaErrorExternalDevice;
+    const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3317,7 +3335,7 @@ static void test_cubind_runtime_memcpy2_d(void **cubind_state)
     size_t width = (size_t)0x123400007f04LL;
     size_t height = (size_t)0x123400007f05LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
-    const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
+    const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3353,7 +3371,7 @@ static void test_cubind_runtime_memcpy2_d_to_array(void **cubind_state)
     size_t width = (size_t)0x123400008005LL;
     size_t height = (size_t)0x123400008006LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
-    const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
+    const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3390,7 +3408,7 @@ static void test_cubind_runtime_memcpy2_d_from_array(void **cubind_state)
     size_t width = (size_t)0x123400008105LL;
     size_t height = (size_t)0x123400008106LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
-    const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
+    const cudaError_t cubind_expected = cudaErrorInvalidResourceConfiguration;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3428,7 +3446,7 @@ static void test_cubind_runtime_memcpy2_d_array_to_array(void **cubind_state)
     size_t width = (size_t)0x123400008206LL;
     size_t height = (size_t)0x123400008207LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)72;
-    const cudaError_t cubind_expected = cudaErrorInvalidResourceConfiguration;
+    const cudaError_t cubind_expected = cudaErrorUnknown;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3463,7 +3481,7 @@ static void test_cubind_runtime_memcpy_to_symbol(void **cubind_state)
     size_t count = (size_t)0x123400008302LL;
     size_t offset = (size_t)0x123400008303LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
-    const cudaError_t cubind_expected = cudaErrorUnknown;
+    const cudaError_t cubind_expected = cudaErrorApiFailureBase;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3494,7 +3512,7 @@ static void test_cubind_runtime_memcpy_from_symbol(void **cubind_state)
     size_t count = (size_t)0x123400008402LL;
     size_t offset = (size_t)0x123400008403LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
-    const cudaError_t cubind_expected = cudaErrorApiFailureBase;
+    const cudaError_t cubind_expected = cudaErrorInvalidValue;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3525,7 +3543,7 @@ static void test_cubind_runtime_memcpy_async(void **cubind_state)
     size_t count = (size_t)0x123400008502LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)67;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10085050u;
-    const cudaError_t cubind_expected = cudaErrorInvalidValue;
+    const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3557,7 +3575,7 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
     int srcDevice = (int)0x122183;
     size_t count = (size_t)0x123400008604LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10086060u;
-    const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
+    const cudaError_t cubind_expected = cudaErrorInitializationError;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3592,7 +3610,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     size_t *attrsIdxs = (size_t *)(uintptr_t)0x10087060u;
     size_t numAttrs = (size_t)0x123400008706LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10087080u;
-    const cudaError_t cubind_expected = cudaErrorInitializationError;
+    const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3625,7 +3643,7 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
     struct cudaMemcpy3DBatchOp *opList = (struct cudaMemcpy3DBatchOp *)(uintptr_t)0x10088020u;
     unsigned long long flags = (unsigned long long)0x123400008802LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10088040u;
-    const cudaError_t cubind_expected = cudaErrorCudartUnloading;
+    const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3658,7 +3676,7 @@ static void test_cubind_runtime_memcpy2_d_async(void **cubind_state)
     size_t height = (size_t)0x123400008905LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10089080u;
-    const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
+    const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3696,7 +3714,7 @@ static void test_cubind_runtime_memcpy2_d_to_array_async(void **cubind_state)
     size_t height = (size_t)0x123400008a06LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008a090u;
-    const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
+    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3735,7 +3753,7 @@ static void test_cubind_runtime_memcpy2_d_from_array_async(void **cubind_state)
     size_t height = (size_t)0x123400008b06LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008b090u;
-    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
+    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3771,7 +3789,7 @@ static void test_cubind_runtime_memcpy_to_symbol_async(void **cubind_state)
     size_t offset = (size_t)0x123400008c03LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008c060u;
-    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
+    const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3804,7 +3822,7 @@ static void test_cubind_runtime_memcpy_from_symbol_async(void **cubind_state)
     size_t offset = (size_t)0x123400008d03LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008d060u;
-    const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
+    const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3834,7 +3852,7 @@ static void test_cubind_runtime_memset(void **cubind_state)
     void *devPtr = (void *)(uintptr_t)0x1008e010u;
     int value = (int)0x122381;
     size_t count = (size_t)0x123400008e02LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
+    const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3863,7 +3881,7 @@ static void test_cubind_runtime_memset2_d(void **cubind_state)
     int value = (int)0x1223c2;
     size_t width = (size_t)0x123400008f03LL;
     size_t height = (size_t)0x123400008f04LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
+    const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3892,7 +3910,7 @@ static void test_cubind_runtime_memset3_d(void **cubind_state)
     struct cudaPitchedPtr pitchedDevPtr;
     int value = (int)0x122401;
     struct cudaExtent extent;
-    const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
+    const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3922,7 +3940,7 @@ static void test_cubind_runtime_memset_async(void **cubind_state)
     int value = (int)0x122441;
     size_t count = (size_t)0x123400009102LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10091040u;
-    const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
+    const cudaError_t cubind_expected = cudaErrorInvalidTexture;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3953,7 +3971,7 @@ static void test_cubind_runtime_memset2_d_async(void **cubind_state)
     size_t width = (size_t)0x123400009203LL;
     size_t height = (size_t)0x123400009204LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10092060u;
-    const cudaError_t cubind_expected = cudaErrorInvalidTexture;
+    const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -3984,7 +4002,7 @@ static void test_cubind_runtime_memset3_d_async(void **cubind_state)
     int value = (int)0x1224c1;
     struct cudaExtent extent;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10093040u;
-    const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
+    const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4013,7 +4031,7 @@ static void test_cubind_runtime_get_symbol_address(void **cubind_state)
 {
     void **devPtr = (void **)(uintptr_t)0x10094010u;
     const void *symbol = (const void *)(uintptr_t)0x10094020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
+    const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4038,7 +4056,7 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
 {
     size_t *size = (size_t *)(uintptr_t)0x10095010u;
     const void *symbol = (const void *)(uintptr_t)0x10095020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
+    const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4066,7 +4084,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     struct cudaMemLocation location;
     unsigned int flags = (unsigned int)0x122583;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10096050u;
-    const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
+    const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4101,7 +4119,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     size_t numPrefetchLocs = (size_t)0x123400009705LL;
     unsigned long long flags = (unsigned long long)0x123400009706LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10097080u;
-    const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
+    const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4135,7 +4153,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     size_t count = (size_t)0x123400009802LL;
     unsigned long long flags = (unsigned long long)0x123400009803LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10098050u;
-    const cudaError_t cubind_expected = cudaErrorTextureNotBound;
+    const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4169,7 +4187,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     size_t numPrefetchLocs = (size_t)0x123400009905LL;
     unsigned long long flags = (unsigned long long)0x123400009906LL;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10099080u;
-    const cudaError_t cubind_expected = cudaErrorSynchronizationError;
+    const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4202,7 +4220,7 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
     size_t count = (size_t)0x123400009a01LL;
     enum cudaMemoryAdvise advice = (enum cudaMemoryAdvise)66;
     struct cudaMemLocation location;
-    const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
+    const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4233,7 +4251,7 @@ static void test_cubind_runtime_mem_range_get_attribute(void **cubind_state)
     enum cudaMemRangeAttribute attribute = (enum cudaMemRangeAttribute)66;
     const void *devPtr = (const void *)(uintptr_t)0x1009b040u;
     size_t count = (size_t)0x123400009b04LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
+    const cudaError_t cubind_expected = cudaErrorMixedDeviceExecution;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4265,7 +4283,7 @@ static void test_cubind_runtime_mem_range_get_attributes(void **cubind_state)
     size_t numAttributes = (size_t)0x123400009c03LL;
     const void *devPtr = (const void *)(uintptr_t)0x1009c050u;
     size_t count = (size_t)0x123400009c05LL;
-    const cudaError_t cubind_expected = cudaErrorMixedDeviceExecution;
+    const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4298,7 +4316,7 @@ static void test_cubind_runtime_memcpy_to_array(void **cubind_state)
     const void *src = (const void *)(uintptr_t)0x1009d040u;
     size_t count = (size_t)0x123400009d04LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
-    const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
+    const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4331,7 +4349,7 @@ static void test_cubind_runtime_memcpy_from_array(void **cubind_state)
     size_t hOffset = (size_t)0x123400009e03LL;
     size_t count = (size_t)0x123400009e04LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
-    const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
+    const cudaError_t cubind_expected = cudaErrorStubLibrary;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4366,7 +4384,7 @@ static void test_cubind_runtime_memcpy_array_to_array(void **cubind_state)
     size_t hOffsetSrc = (size_t)0x123400009f05LL;
     size_t count = (size_t)0x123400009f06LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
-    const cudaError_t cubind_expected = cudaErrorStubLibrary;
+    const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4402,7 +4420,7 @@ static void test_cubind_runtime_memcpy_to_array_async(void **cubind_state)
     size_t count = (size_t)0x12340000a004LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100a0070u;
-    const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
+    const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4437,7 +4455,7 @@ static void test_cubind_runtime_memcpy_from_array_async(void **cubind_state)
     size_t count = (size_t)0x12340000a104LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100a1070u;
-    const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
+    const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4468,7 +4486,7 @@ static void test_cubind_runtime_malloc_async(void **cubind_state)
     void **devPtr = (void **)(uintptr_t)0x100a2010u;
     size_t size = (size_t)0x12340000a201LL;
     cudaStream_t hStream = (cudaStream_t)(uintptr_t)0x100a2030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidSurface;
+    const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4494,7 +4512,7 @@ static void test_cubind_runtime_free_async(void **cubind_state)
 {
     void *devPtr = (void *)(uintptr_t)0x100a3010u;
     cudaStream_t hStream = (cudaStream_t)(uintptr_t)0x100a3020u;
-    const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
+    const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4519,7 +4537,7 @@ static void test_cubind_runtime_mem_pool_trim_to(void **cubind_state)
 {
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100a4010u;
     size_t minBytesToKeep = (size_t)0x12340000a401LL;
-    const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
+    const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4545,7 +4563,7 @@ static void test_cubind_runtime_mem_pool_set_attribute(void **cubind_state)
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100a5010u;
     enum cudaMemPoolAttr attr = (enum cudaMemPoolAttr)65;
     void *value = (void *)(uintptr_t)0x100a5030u;
-    const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
+    const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4572,7 +4590,7 @@ static void test_cubind_runtime_mem_pool_get_attribute(void **cubind_state)
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100a6010u;
     enum cudaMemPoolAttr attr = (enum cudaMemPoolAttr)65;
     void *value = (void *)(uintptr_t)0x100a6030u;
-    const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
+    const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4599,7 +4617,7 @@ static void test_cubind_runtime_mem_pool_set_access(void **cubind_state)
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100a7010u;
     const struct cudaMemAccessDesc *descList = (const struct cudaMemAccessDesc *)(uintptr_t)0x100a7020u;
     size_t count = (size_t)0x12340000a702LL;
-    const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
+    const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4626,7 +4644,7 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
     enum cudaMemAccessFlags *flags = (enum cudaMemAccessFlags *)(uintptr_t)0x100a8010u;
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100a8020u;
     struct cudaMemLocation *location = (struct cudaMemLocation *)(uintptr_t)0x100a8030u;
-    const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
+    const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4652,7 +4670,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
 {
     cudaMemPool_t *memPool = (cudaMemPool_t *)(uintptr_t)0x100a9010u;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(uintptr_t)0x100a9020u;
-    const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
+    const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4676,7 +4694,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
 static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
 {
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100aa010u;
-    const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
+    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4701,7 +4719,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     cudaMemPool_t *memPool = (cudaMemPool_t *)(uintptr_t)0x100ab010u;
     struct cudaMemLocation *location = (struct cudaMemLocation *)(uintptr_t)0x100ab020u;
     enum cudaMemAllocationType type = (enum cudaMemAllocationType)66;
-    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
+    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4728,7 +4746,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     cudaMemPool_t *memPool = (cudaMemPool_t *)(uintptr_t)0x100ac010u;
     struct cudaMemLocation *location = (struct cudaMemLocation *)(uintptr_t)0x100ac020u;
     enum cudaMemAllocationType type = (enum cudaMemAllocationType)66;
-    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
+    const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4755,7 +4773,7 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
     struct cudaMemLocation *location = (struct cudaMemLocation *)(uintptr_t)0x100ad010u;
     enum cudaMemAllocationType type = (enum cudaMemAllocationType)65;
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100ad030u;
-    const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
+    const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4783,7 +4801,7 @@ static void test_cubind_runtime_malloc_from_pool_async(void **cubind_state)
     size_t size = (size_t)0x12340000ae01LL;
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100ae030u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100ae040u;
-    const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
+    const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4812,7 +4830,7 @@ static void test_cubind_runtime_mem_pool_export_to_shareable_handle(void **cubin
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100af020u;
     enum cudaMemAllocationHandleType handleType = (enum cudaMemAllocationHandleType)66;
     unsigned int flags = (unsigned int)0x122bc3;
-    const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
+    const cudaError_t cubind_expected = cudaErrorNoDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4841,7 +4859,7 @@ static void test_cubind_runtime_mem_pool_import_from_shareable_handle(void **cub
     void *shareableHandle = (void *)(uintptr_t)0x100b0020u;
     enum cudaMemAllocationHandleType handleType = (enum cudaMemAllocationHandleType)66;
     unsigned int flags = (unsigned int)0x122c03;
-    const cudaError_t cubind_expected = cudaErrorNoDevice;
+    const cudaError_t cubind_expected = cudaErrorInvalidDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4868,7 +4886,7 @@ static void test_cubind_runtime_mem_pool_export_pointer(void **cubind_state)
 {
     struct cudaMemPoolPtrExportData *exportData = (struct cudaMemPoolPtrExportData *)(uintptr_t)0x100b1010u;
     void *ptr = (void *)(uintptr_t)0x100b1020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidDevice;
+    const cudaError_t cubind_expected = cudaErrorDeviceNotLicensed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4894,7 +4912,7 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
     void **ptr = (void **)(uintptr_t)0x100b2010u;
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100b2020u;
     struct cudaMemPoolPtrExportData *exportData = (struct cudaMemPoolPtrExportData *)(uintptr_t)0x100b2030u;
-    const cudaError_t cubind_expected = cudaErrorDeviceNotLicensed;
+    const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4920,7 +4938,7 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
 {
     struct cudaPointerAttributes *attributes = (struct cudaPointerAttributes *)(uintptr_t)0x100b3010u;
     const void *ptr = (const void *)(uintptr_t)0x100b3020u;
-    const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
+    const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4946,7 +4964,7 @@ static void test_cubind_runtime_device_can_access_peer(void **cubind_state)
     int *canAccessPeer = (int *)(uintptr_t)0x100b4010u;
     int device = (int)0x122d01;
     int peerDevice = (int)0x122d02;
-    const cudaError_t cubind_expected = cudaErrorStartupFailure;
+    const cudaError_t cubind_expected = cudaErrorInvalidKernelImage;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4972,7 +4990,7 @@ static void test_cubind_runtime_device_enable_peer_access(void **cubind_state)
 {
     int peerDevice = (int)0x122d40;
     unsigned int flags = (unsigned int)0x122d41;
-    const cudaError_t cubind_expected = cudaErrorInvalidKernelImage;
+    const cudaError_t cubind_expected = cudaErrorDeviceUninitialized;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -4996,7 +5014,7 @@ static void test_cubind_runtime_device_enable_peer_access(void **cubind_state)
 static void test_cubind_runtime_device_disable_peer_access(void **cubind_state)
 {
     int peerDevice = (int)0x122d80;
-    const cudaError_t cubind_expected = cudaErrorDeviceUninitialized;
+    const cudaError_t cubind_expected = cudaErrorMapBufferObjectFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5019,7 +5037,7 @@ static void test_cubind_runtime_device_disable_peer_access(void **cubind_state)
 static void test_cubind_runtime_graphics_unregister_resource(void **cubind_state)
 {
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100b7010u;
-    const cudaError_t cubind_expected = cudaErrorMapBufferObjectFailed;
+    const cudaError_t cubind_expected = cudaErrorUnmapBufferObjectFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5043,7 +5061,7 @@ static void test_cubind_runtime_graphics_resource_set_map_flags(void **cubind_st
 {
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100b8010u;
     unsigned int flags = (unsigned int)0x122e01;
-    const cudaError_t cubind_expected = cudaErrorUnmapBufferObjectFailed;
+    const cudaError_t cubind_expected = cudaErrorArrayIsMapped;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5069,7 +5087,7 @@ static void test_cubind_runtime_graphics_map_resources(void **cubind_state)
     int count = (int)0x122e40;
     cudaGraphicsResource_t *resources = (cudaGraphicsResource_t *)(uintptr_t)0x100b9020u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100b9030u;
-    const cudaError_t cubind_expected = cudaErrorArrayIsMapped;
+    const cudaError_t cubind_expected = cudaErrorAlreadyMapped;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5096,7 +5114,7 @@ static void test_cubind_runtime_graphics_unmap_resources(void **cubind_state)
     int count = (int)0x122e80;
     cudaGraphicsResource_t *resources = (cudaGraphicsResource_t *)(uintptr_t)0x100ba020u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100ba030u;
-    const cudaError_t cubind_expected = cudaErrorAlreadyMapped;
+    const cudaError_t cubind_expected = cudaErrorNoKernelImageForDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5123,7 +5141,7 @@ static void test_cubind_runtime_graphics_resource_get_mapped_pointer(void **cubi
     void **devPtr = (void **)(uintptr_t)0x100bb010u;
     size_t *size = (size_t *)(uintptr_t)0x100bb020u;
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100bb030u;
-    const cudaError_t cubind_expected = cudaErrorNoKernelImageForDevice;
+    const cudaError_t cubind_expected = cudaErrorAlreadyAcquired;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5151,7 +5169,7 @@ static void test_cubind_runtime_graphics_sub_resource_get_mapped_array(void **cu
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100bc020u;
     unsigned int arrayIndex = (unsigned int)0x122f02;
     unsigned int mipLevel = (unsigned int)0x122f03;
-    const cudaError_t cubind_expected = cudaErrorAlreadyAcquired;
+    const cudaError_t cubind_expected = cudaErrorNotMapped;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5178,7 +5196,7 @@ static void test_cubind_runtime_graphics_resource_get_mapped_mipmapped_array(voi
 {
     cudaMipmappedArray_t *mipmappedArray = (cudaMipmappedArray_t *)(uintptr_t)0x100bd010u;
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100bd020u;
-    const cudaError_t cubind_expected = cudaErrorNotMapped;
+    const cudaError_t cubind_expected = cudaErrorNotMappedAsArray;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5203,7 +5221,7 @@ static void test_cubind_runtime_get_channel_desc(void **cubind_state)
 {
     struct cudaChannelFormatDesc *desc = (struct cudaChannelFormatDesc *)(uintptr_t)0x100be010u;
     cudaArray_const_t array = (cudaArray_const_t)(uintptr_t)0x100be020u;
-    const cudaError_t cubind_expected = cudaErrorNotMappedAsArray;
+    const cudaError_t cubind_expected = cudaErrorNotMappedAsPointer;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5266,7 +5284,7 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(uintptr_t)0x100c0020u;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(uintptr_t)0x100c0030u;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(uintptr_t)0x100c0040u;
-    const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
+    const cudaError_t cubind_expected = cudaErrorUnsupportedLimit;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5292,7 +5310,7 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
 static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
 {
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c100LL;
-    const cudaError_t cubind_expected = cudaErrorUnsupportedLimit;
+    const cudaError_t cubind_expected = cudaErrorDeviceAlreadyInUse;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5316,7 +5334,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
 {
     struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(uintptr_t)0x100c2010u;
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c201LL;
-    const cudaError_t cubind_expected = cudaErrorDeviceAlreadyInUse;
+    const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5341,7 +5359,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
 {
     struct cudaTextureDesc *pTexDesc = (struct cudaTextureDesc *)(uintptr_t)0x100c3010u;
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c301LL;
-    const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
+    const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5366,7 +5384,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
 {
     struct cudaResourceViewDesc *pResViewDesc = (struct cudaResourceViewDesc *)(uintptr_t)0x100c4010u;
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c401LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidPtx;
+    const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5391,7 +5409,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
 {
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(uintptr_t)0x100c5010u;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(uintptr_t)0x100c5020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
+    const cudaError_t cubind_expected = cudaErrorNvlinkUncorrectable;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5415,7 +5433,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
 static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
 {
     cudaSurfaceObject_t surfObject = (cudaSurfaceObject_t)0x12340000c600LL;
-    const cudaError_t cubind_expected = cudaErrorNvlinkUncorrectable;
+    const cudaError_t cubind_expected = cudaErrorJitCompilerNotFound;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5439,7 +5457,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
 {
     struct cudaResourceDesc *pResDesc = (struct cudaResourceDesc *)(uintptr_t)0x100c7010u;
     cudaSurfaceObject_t surfObject = (cudaSurfaceObject_t)0x12340000c701LL;
-    const cudaError_t cubind_expected = cudaErrorJitCompilerNotFound;
+    const cudaError_t cubind_expected = cudaErrorUnsupportedPtxVersion;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5463,7 +5481,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
 static void test_cubind_runtime_driver_get_version(void **cubind_state)
 {
     int *driverVersion = (int *)(uintptr_t)0x100c8010u;
-    const cudaError_t cubind_expected = cudaErrorUnsupportedPtxVersion;
+    const cudaError_t cubind_expected = cudaErrorJitCompilationDisabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5486,7 +5504,7 @@ static void test_cubind_runtime_driver_get_version(void **cubind_state)
 static void test_cubind_runtime_runtime_get_version(void **cubind_state)
 {
     int *runtimeVersion = (int *)(uintptr_t)0x100c9010u;
-    const cudaError_t cubind_expected = cudaErrorJitCompilationDisabled;
+    const cudaError_t cubind_expected = cudaErrorUnsupportedExecAffinity;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5511,7 +5529,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     cudaLogsCallback_t callbackFunc = (cudaLogsCallback_t)(uintptr_t)0x100ca010u;
     void *userData = (void *)(uintptr_t)0x100ca020u;
     cudaLogsCallbackHandle *callback_out = (cudaLogsCallbackHandle *)(uintptr_t)0x100ca030u;
-    const cudaError_t cubind_expected = cudaErrorUnsupportedExecAffinity;
+    const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5536,7 +5554,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
 static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
 {
     cudaLogsCallbackHandle callback = (cudaLogsCallbackHandle)(uintptr_t)0x100cb010u;
-    const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
+    const cudaError_t cubind_expected = cudaErrorContained;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5560,7 +5578,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
 {
     cudaLogIterator *iterator_out = (cudaLogIterator *)(uintptr_t)0x100cc010u;
     unsigned int flags = (unsigned int)0x123301;
-    const cudaError_t cubind_expected = cudaErrorContained;
+    const cudaError_t cubind_expected = cudaErrorInvalidSource;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5586,7 +5604,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     cudaLogIterator *iterator = (cudaLogIterator *)(uintptr_t)0x100cd010u;
     const char *pathToFile = (const char *)(uintptr_t)0x100cd020u;
     unsigned int flags = (unsigned int)0x123342;
-    const cudaError_t cubind_expected = cudaErrorInvalidSource;
+    const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5614,7 +5632,7 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
     char *buffer = (char *)(uintptr_t)0x100ce020u;
     size_t *size = (size_t *)(uintptr_t)0x100ce030u;
     unsigned int flags = (unsigned int)0x123383;
-    const cudaError_t cubind_expected = cudaErrorFileNotFound;
+    const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5641,7 +5659,7 @@ static void test_cubind_runtime_graph_create(void **cubind_state)
 {
     cudaGraph_t *pGraph = (cudaGraph_t *)(uintptr_t)0x100cf010u;
     unsigned int flags = (unsigned int)0x1233c1;
-    const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
+    const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5669,7 +5687,7 @@ static void test_cubind_runtime_graph_add_kernel_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100d0030u;
     size_t numDependencies = (size_t)0x12340000d003LL;
     const struct cudaKernelNodeParams *pNodeParams = (const struct cudaKernelNodeParams *)(uintptr_t)0x100d0050u;
-    const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
+    const cudaError_t cubind_expected = cudaErrorOperatingSystem;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5697,7 +5715,7 @@ static void test_cubind_runtime_graph_kernel_node_get_params(void **cubind_state
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100d1010u;
     struct cudaKernelNodeParams *pNodeParams = (struct cudaKernelNodeParams *)(uintptr_t)0x100d1020u;
-    const cudaError_t cubind_expected = cudaErrorOperatingSystem;
+    const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5722,7 +5740,7 @@ static void test_cubind_runtime_graph_kernel_node_set_params(void **cubind_state
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100d2010u;
     const struct cudaKernelNodeParams *pNodeParams = (const struct cudaKernelNodeParams *)(uintptr_t)0x100d2020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
+    const cudaError_t cubind_expected = cudaErrorIllegalState;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5747,7 +5765,7 @@ static void test_cubind_runtime_graph_kernel_node_copy_attributes(void **cubind_
 {
     cudaGraphNode_t hDst = (cudaGraphNode_t)(uintptr_t)0x100d3010u;
     cudaGraphNode_t hSrc = (cudaGraphNode_t)(uintptr_t)0x100d3020u;
-    const cudaError_t cubind_expected = cudaErrorIllegalState;
+    const cudaError_t cubind_expected = cudaErrorLossyQuery;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5773,7 +5791,7 @@ static void test_cubind_runtime_graph_kernel_node_get_attribute(void **cubind_st
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x100d4010u;
     cudaLaunchAttributeID attr = (cudaLaunchAttributeID)65;
     cudaLaunchAttributeValue *value_out = (cudaLaunchAttributeValue *)(uintptr_t)0x100d4030u;
-    const cudaError_t cubind_expected = cudaErrorLossyQuery;
+    const cudaError_t cubind_expected = cudaErrorSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5800,7 +5818,7 @@ static void test_cubind_runtime_graph_kernel_node_set_attribute(void **cubind_st
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x100d5010u;
     cudaLaunchAttributeID attr = (cudaLaunchAttributeID)65;
     const cudaLaunchAttributeValue *value = (const cudaLaunchAttributeValue *)(uintptr_t)0x100d5030u;
-    const cudaError_t cubind_expected = cudaErrorSymbolNotFound;
+    const cudaError_t cubind_expected = cudaErrorIllegalAddress;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5829,7 +5847,7 @@ static void test_cubind_runtime_graph_add_memcpy_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100d6030u;
     size_t numDependencies = (size_t)0x12340000d603LL;
     const struct cudaMemcpy3DParms *pCopyParams = (const struct cudaMemcpy3DParms *)(uintptr_t)0x100d6050u;
-    const cudaError_t cubind_expected = cudaErrorNotReady;
+    const cudaError_t cubind_expected = cudaErrorLaunchOutOfResources;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5864,7 +5882,7 @@ static void test_cubind_runtime_graph_add_memcpy_node_to_symbol(void **cubind_st
     size_t count = (size_t)0x12340000d706LL;
     size_t offset = (size_t)0x12340000d707LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)72;
-    const cudaError_t cubind_expected = cudaErrorIllegalAddress;
+    const cudaError_t cubind_expected = cudaErrorLaunchTimeout;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5903,7 +5921,7 @@ static void test_cubind_runtime_graph_add_memcpy_node_from_symbol(void **cubind_
     size_t count = (size_t)0x12340000d806LL;
     size_t offset = (size_t)0x12340000d807LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)72;
-    const cudaError_t cubind_expected = cudaErrorLaunchOutOfResources;
+    const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5941,7 +5959,7 @@ static void test_cubind_runtime_graph_add_memcpy_node1_d(void **cubind_state)
     const void *src = (const void *)(uintptr_t)0x100d9060u;
     size_t count = (size_t)0x12340000d906LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
-    const cudaError_t cubind_expected = cudaErrorLaunchTimeout;
+    const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5972,7 +5990,7 @@ static void test_cubind_runtime_graph_memcpy_node_get_params(void **cubind_state
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100da010u;
     struct cudaMemcpy3DParms *pNodeParams = (struct cudaMemcpy3DParms *)(uintptr_t)0x100da020u;
-    const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
+    const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -5997,7 +6015,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params(void **cubind_state
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100db010u;
     const struct cudaMemcpy3DParms *pNodeParams = (const struct cudaMemcpy3DParms *)(uintptr_t)0x100db020u;
-    const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
+    const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6026,7 +6044,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params_to_symbol(void **cu
     size_t count = (size_t)0x12340000dc03LL;
     size_t offset = (size_t)0x12340000dc04LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
-    const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
+    const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6059,7 +6077,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params_from_symbol(void **
     size_t count = (size_t)0x12340000dd03LL;
     size_t offset = (size_t)0x12340000dd04LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
-    const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
+    const cudaError_t cubind_expected = cudaErrorAssert;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6091,7 +6109,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params1_d(void **cubind_st
     const void *src = (const void *)(uintptr_t)0x100de030u;
     size_t count = (size_t)0x12340000de03LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
-    const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
+    const cudaError_t cubind_expected = cudaErrorTooManyPeers;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6122,7 +6140,7 @@ static void test_cubind_runtime_graph_add_memset_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100df030u;
     size_t numDependencies = (size_t)0x12340000df03LL;
     const struct cudaMemsetParams *pMemsetParams = (const struct cudaMemsetParams *)(uintptr_t)0x100df050u;
-    const cudaError_t cubind_expected = cudaErrorAssert;
+    const cudaError_t cubind_expected = cudaErrorHostMemoryAlreadyRegistered;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6150,7 +6168,7 @@ static void test_cubind_runtime_graph_memset_node_get_params(void **cubind_state
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100e0010u;
     struct cudaMemsetParams *pNodeParams = (struct cudaMemsetParams *)(uintptr_t)0x100e0020u;
-    const cudaError_t cubind_expected = cudaErrorTooManyPeers;
+    const cudaError_t cubind_expected = cudaErrorHostMemoryNotRegistered;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6175,7 +6193,7 @@ static void test_cubind_runtime_graph_memset_node_set_params(void **cubind_state
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100e1010u;
     const struct cudaMemsetParams *pNodeParams = (const struct cudaMemsetParams *)(uintptr_t)0x100e1020u;
-    const cudaError_t cubind_expected = cudaErrorHostMemoryAlreadyRegistered;
+    const cudaError_t cubind_expected = cudaErrorHardwareStackError;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6203,7 +6221,7 @@ static void test_cubind_runtime_graph_add_host_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100e2030u;
     size_t numDependencies = (size_t)0x12340000e203LL;
     const struct cudaHostNodeParams *pNodeParams = (const struct cudaHostNodeParams *)(uintptr_t)0x100e2050u;
-    const cudaError_t cubind_expected = cudaErrorHostMemoryNotRegistered;
+    const cudaError_t cubind_expected = cudaErrorIllegalInstruction;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6231,7 +6249,7 @@ static void test_cubind_runtime_graph_host_node_get_params(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100e3010u;
     struct cudaHostNodeParams *pNodeParams = (struct cudaHostNodeParams *)(uintptr_t)0x100e3020u;
-    const cudaError_t cubind_expected = cudaErrorHardwareStackError;
+    const cudaError_t cubind_expected = cudaErrorMisalignedAddress;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6256,7 +6274,7 @@ static void test_cubind_runtime_graph_host_node_set_params(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100e4010u;
     const struct cudaHostNodeParams *pNodeParams = (const struct cudaHostNodeParams *)(uintptr_t)0x100e4020u;
-    const cudaError_t cubind_expected = cudaErrorIllegalInstruction;
+    const cudaError_t cubind_expected = cudaErrorInvalidAddressSpace;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6284,7 +6302,7 @@ static void test_cubind_runtime_graph_add_child_graph_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100e5030u;
     size_t numDependencies = (size_t)0x12340000e503LL;
     cudaGraph_t childGraph = (cudaGraph_t)(uintptr_t)0x100e5050u;
-    const cudaError_t cubind_expected = cudaErrorMisalignedAddress;
+    const cudaError_t cubind_expected = cudaErrorInvalidPc;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6312,7 +6330,7 @@ static void test_cubind_runtime_graph_child_graph_node_get_graph(void **cubind_s
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100e6010u;
     cudaGraph_t *pGraph = (cudaGraph_t *)(uintptr_t)0x100e6020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidAddressSpace;
+    const cudaError_t cubind_expected = cudaErrorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6339,7 +6357,7 @@ static void test_cubind_runtime_graph_add_empty_node(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x100e7020u;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100e7030u;
     size_t numDependencies = (size_t)0x12340000e703LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidPc;
+    const cudaError_t cubind_expected = cudaErrorCooperativeLaunchTooLarge;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6369,7 +6387,7 @@ static void test_cubind_runtime_graph_add_event_record_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100e8030u;
     size_t numDependencies = (size_t)0x12340000e803LL;
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100e8050u;
-    const cudaError_t cubind_expected = cudaErrorLaunchFailure;
+    const cudaError_t cubind_expected = cudaErrorTensorMemoryLeak;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6397,7 +6415,7 @@ static void test_cubind_runtime_graph_event_record_node_get_event(void **cubind_
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100e9010u;
     cudaEvent_t *event_out = (cudaEvent_t *)(uintptr_t)0x100e9020u;
-    const cudaError_t cubind_expected = cudaErrorCooperativeLaunchTooLarge;
+    const cudaError_t cubind_expected = cudaErrorNotPermitted;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6422,7 +6440,7 @@ static void test_cubind_runtime_graph_event_record_node_set_event(void **cubind_
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100ea010u;
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100ea020u;
-    const cudaError_t cubind_expected = cudaErrorTensorMemoryLeak;
+    const cudaError_t cubind_expected = cudaErrorNotSupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6450,7 +6468,7 @@ static void test_cubind_runtime_graph_add_event_wait_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100eb030u;
     size_t numDependencies = (size_t)0x12340000eb03LL;
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100eb050u;
-    const cudaError_t cubind_expected = cudaErrorNotPermitted;
+    const cudaError_t cubind_expected = cudaErrorSystemNotReady;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6478,7 +6496,7 @@ static void test_cubind_runtime_graph_event_wait_node_get_event(void **cubind_st
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100ec010u;
     cudaEvent_t *event_out = (cudaEvent_t *)(uintptr_t)0x100ec020u;
-    const cudaError_t cubind_expected = cudaErrorNotSupported;
+    const cudaError_t cubind_expected = cudaErrorSystemDriverMismatch;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6503,7 +6521,7 @@ static void test_cubind_runtime_graph_event_wait_node_set_event(void **cubind_st
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100ed010u;
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100ed020u;
-    const cudaError_t cubind_expected = cudaErrorSystemNotReady;
+    const cudaError_t cubind_expected = cudaErrorCompatNotSupportedOnDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6531,7 +6549,7 @@ static void test_cubind_runtime_graph_add_external_semaphores_signal_node(void *
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100ee030u;
     size_t numDependencies = (size_t)0x12340000ee03LL;
     const struct cudaExternalSemaphoreSignalNodeParams *nodeParams = (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x100ee050u;
-    const cudaError_t cubind_expected = cudaErrorSystemDriverMismatch;
+    const cudaError_t cubind_expected = cudaErrorMpsConnectionFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6559,7 +6577,7 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_get_params
 {
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x100ef010u;
     struct cudaExternalSemaphoreSignalNodeParams *params_out = (struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x100ef020u;
-    const cudaError_t cubind_expected = cudaErrorCompatNotSupportedOnDevice;
+    const cudaError_t cubind_expected = cudaErrorMpsRpcFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6584,7 +6602,7 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_set_params
 {
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x100f0010u;
     const struct cudaExternalSemaphoreSignalNodeParams *nodeParams = (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x100f0020u;
-    const cudaError_t cubind_expected = cudaErrorMpsConnectionFailed;
+    const cudaError_t cubind_expected = cudaErrorMpsServerNotReady;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6612,7 +6630,7 @@ static void test_cubind_runtime_graph_add_external_semaphores_wait_node(void **c
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100f1030u;
     size_t numDependencies = (size_t)0x12340000f103LL;
     const struct cudaExternalSemaphoreWaitNodeParams *nodeParams = (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x100f1050u;
-    const cudaError_t cubind_expected = cudaErrorMpsRpcFailure;
+    const cudaError_t cubind_expected = cudaErrorMpsMaxClientsReached;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6640,7 +6658,7 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_get_params(v
 {
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x100f2010u;
     struct cudaExternalSemaphoreWaitNodeParams *params_out = (struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x100f2020u;
-    const cudaError_t cubind_expected = cudaErrorMpsServerNotReady;
+    const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6665,7 +6683,7 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
 {
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x100f3010u;
     const struct cudaExternalSemaphoreWaitNodeParams *nodeParams = (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x100f3020u;
-    const cudaError_t cubind_expected = cudaErrorMpsMaxClientsReached;
+    const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6693,7 +6711,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100f4030u;
     size_t numDependencies = (size_t)0x12340000f403LL;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(uintptr_t)0x100f4050u;
-    const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
+    const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6721,7 +6739,7 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100f5010u;
     struct cudaMemAllocNodeParams *params_out = (struct cudaMemAllocNodeParams *)(uintptr_t)0x100f5020u;
-    const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
+    const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6749,7 +6767,7 @@ static void test_cubind_runtime_graph_add_mem_free_node(void **cubind_state)
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(uintptr_t)0x100f6030u;
     size_t numDependencies = (size_t)0x12340000f603LL;
     void *dptr = (void *)(uintptr_t)0x100f6050u;
-    const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnsupported;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6777,7 +6795,7 @@ static void test_cubind_runtime_graph_mem_free_node_get_params(void **cubind_sta
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100f7010u;
     void *dptr_out = (void *)(uintptr_t)0x100f7020u;
-    const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureInvalidated;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6801,7 +6819,7 @@ static void test_cubind_runtime_graph_mem_free_node_get_params(void **cubind_sta
 static void test_cubind_runtime_device_graph_mem_trim(void **cubind_state)
 {
     int device = (int)0x123e00;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnsupported;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureMerge;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6826,7 +6844,7 @@ static void test_cubind_runtime_device_get_graph_mem_attribute(void **cubind_sta
     int device = (int)0x123e40;
     enum cudaGraphMemAttributeType attr = (enum cudaGraphMemAttributeType)65;
     void *value = (void *)(uintptr_t)0x100f9030u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureInvalidated;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnmatched;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6853,7 +6871,7 @@ static void test_cubind_runtime_device_set_graph_mem_attribute(void **cubind_sta
     int device = (int)0x123e80;
     enum cudaGraphMemAttributeType attr = (enum cudaGraphMemAttributeType)65;
     void *value = (void *)(uintptr_t)0x100fa030u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureMerge;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnjoined;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6879,7 +6897,7 @@ static void test_cubind_runtime_graph_clone(void **cubind_state)
 {
     cudaGraph_t *pGraphClone = (cudaGraph_t *)(uintptr_t)0x100fb010u;
     cudaGraph_t originalGraph = (cudaGraph_t)(uintptr_t)0x100fb020u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnmatched;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureIsolation;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6905,7 +6923,7 @@ static void test_cubind_runtime_graph_node_find_in_clone(void **cubind_state)
     cudaGraphNode_t *pNode = (cudaGraphNode_t *)(uintptr_t)0x100fc010u;
     cudaGraphNode_t originalNode = (cudaGraphNode_t)(uintptr_t)0x100fc020u;
     cudaGraph_t clonedGraph = (cudaGraph_t)(uintptr_t)0x100fc030u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureUnjoined;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureImplicit;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6931,7 +6949,7 @@ static void test_cubind_runtime_graph_node_get_type(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x100fd010u;
     enum cudaGraphNodeType *pType = (enum cudaGraphNodeType *)(uintptr_t)0x100fd020u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureIsolation;
+    const cudaError_t cubind_expected = cudaErrorCapturedEvent;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6957,7 +6975,7 @@ static void test_cubind_runtime_graph_get_nodes(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x100fe010u;
     cudaGraphNode_t *nodes = (cudaGraphNode_t *)(uintptr_t)0x100fe020u;
     size_t *numNodes = (size_t *)(uintptr_t)0x100fe030u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureImplicit;
+    const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -6984,7 +7002,7 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x100ff010u;
     cudaGraphNode_t *pRootNodes = (cudaGraphNode_t *)(uintptr_t)0x100ff020u;
     size_t *pNumRootNodes = (size_t *)(uintptr_t)0x100ff030u;
-    const cudaError_t cubind_expected = cudaErrorCapturedEvent;
+    const cudaError_t cubind_expected = cudaErrorTimeout;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7013,7 +7031,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     cudaGraphNode_t *to = (cudaGraphNode_t *)(uintptr_t)0x10100030u;
     cudaGraphEdgeData *edgeData = (cudaGraphEdgeData *)(uintptr_t)0x10100040u;
     size_t *numEdges = (size_t *)(uintptr_t)0x10100050u;
-    const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
+    const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7043,7 +7061,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     cudaGraphNode_t *pDependencies = (cudaGraphNode_t *)(uintptr_t)0x10101020u;
     cudaGraphEdgeData *edgeData = (cudaGraphEdgeData *)(uintptr_t)0x10101030u;
     size_t *pNumDependencies = (size_t *)(uintptr_t)0x10101040u;
-    const cudaError_t cubind_expected = cudaErrorTimeout;
+    const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7072,7 +7090,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     cudaGraphNode_t *pDependentNodes = (cudaGraphNode_t *)(uintptr_t)0x10102020u;
     cudaGraphEdgeData *edgeData = (cudaGraphEdgeData *)(uintptr_t)0x10102030u;
     size_t *pNumDependentNodes = (size_t *)(uintptr_t)0x10102040u;
-    const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
+    const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7102,7 +7120,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     const cudaGraphNode_t *to = (const cudaGraphNode_t *)(uintptr_t)0x10103030u;
     const cudaGraphEdgeData *edgeData = (const cudaGraphEdgeData *)(uintptr_t)0x10103040u;
     size_t numDependencies = (size_t)0x123400010304LL;
-    const cudaError_t cubind_expected = cudaErrorExternalDevice;
+    const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7133,7 +7151,7 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
     const cudaGraphNode_t *to = (const cudaGraphNode_t *)(uintptr_t)0x10104030u;
     const cudaGraphEdgeData *edgeData = (const cudaGraphEdgeData *)(uintptr_t)0x10104040u;
     size_t numDependencies = (size_t)0x123400010404LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
+    const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7160,7 +7178,7 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
 static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10105010u;
-    const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
+    const cudaError_t cubind_expected = cudaErrorInvalidResourceConfiguration;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7185,7 +7203,7 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
     cudaGraphExec_t *pGraphExec = (cudaGraphExec_t *)(uintptr_t)0x10106010u;
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10106020u;
     unsigned long long flags = (unsigned long long)0x123400010602LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
+    const cudaError_t cubind_expected = cudaErrorUnknown;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7212,7 +7230,7 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
     cudaGraphExec_t *pGraphExec = (cudaGraphExec_t *)(uintptr_t)0x10107010u;
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10107020u;
     unsigned long long flags = (unsigned long long)0x123400010702LL;
-    const cudaError_t cubind_expected = cudaErrorInvalidResourceConfiguration;
+    const cudaError_t cubind_expected = cudaErrorApiFailureBase;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7239,7 +7257,7 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     cudaGraphExec_t *pGraphExec = (cudaGraphExec_t *)(uintptr_t)0x10108010u;
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10108020u;
     cudaGraphInstantiateParams *instantiateParams = (cudaGraphInstantiateParams *)(uintptr_t)0x10108030u;
-    const cudaError_t cubind_expected = cudaErrorUnknown;
+    const cudaError_t cubind_expected = cudaErrorInvalidValue;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7265,7 +7283,7 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
 {
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x10109010u;
     unsigned long long *flags = (unsigned long long *)(uintptr_t)0x10109020u;
-    const cudaError_t cubind_expected = cudaErrorApiFailureBase;
+    const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7291,7 +7309,7 @@ static void test_cubind_runtime_graph_exec_kernel_node_set_params(void **cubind_
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x1010a010u;
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x1010a020u;
     const struct cudaKernelNodeParams *pNodeParams = (const struct cudaKernelNodeParams *)(uintptr_t)0x1010a030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidValue;
+    const cudaError_t cubind_expected = cudaErrorInitializationError;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7318,7 +7336,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params(void **cubind_
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x1010b010u;
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x1010b020u;
     const struct cudaMemcpy3DParms *pNodeParams = (const struct cudaMemcpy3DParms *)(uintptr_t)0x1010b030u;
-    const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
+    const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7349,7 +7367,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(void
     size_t count = (size_t)0x123400010c04LL;
     size_t offset = (size_t)0x123400010c05LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
-    const cudaError_t cubind_expected = cudaErrorInitializationError;
+    const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7384,7 +7402,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(vo
     size_t count = (size_t)0x123400010d04LL;
     size_t offset = (size_t)0x123400010d05LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
-    const cudaError_t cubind_expected = cudaErrorCudartUnloading;
+    const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7418,7 +7436,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params1_d(void **cubi
     const void *src = (const void *)(uintptr_t)0x1010e040u;
     size_t count = (size_t)0x123400010e04LL;
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
-    const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
+    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7448,7 +7466,7 @@ static void test_cubind_runtime_graph_exec_memset_node_set_params(void **cubind_
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x1010f010u;
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x1010f020u;
     const struct cudaMemsetParams *pNodeParams = (const struct cudaMemsetParams *)(uintptr_t)0x1010f030u;
-    const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
+    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7475,7 +7493,7 @@ static void test_cubind_runtime_graph_exec_host_node_set_params(void **cubind_st
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10110010u;
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10110020u;
     const struct cudaHostNodeParams *pNodeParams = (const struct cudaHostNodeParams *)(uintptr_t)0x10110030u;
-    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
+    const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7502,7 +7520,7 @@ static void test_cubind_runtime_graph_exec_child_graph_node_set_params(void **cu
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10111010u;
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10111020u;
     cudaGraph_t childGraph = (cudaGraph_t)(uintptr_t)0x10111030u;
-    const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
+    const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7529,7 +7547,7 @@ static void test_cubind_runtime_graph_exec_event_record_node_set_event(void **cu
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10112010u;
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x10112020u;
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10112030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
+    const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7556,7 +7574,7 @@ static void test_cubind_runtime_graph_exec_event_wait_node_set_event(void **cubi
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10113010u;
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x10113020u;
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10113030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
+    const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7583,7 +7601,7 @@ static void test_cubind_runtime_graph_exec_external_semaphores_signal_node_set_p
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10114010u;
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x10114020u;
     const struct cudaExternalSemaphoreSignalNodeParams *nodeParams = (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x10114030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
+    const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7610,7 +7628,7 @@ static void test_cubind_runtime_graph_exec_external_semaphores_wait_node_set_par
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10115010u;
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x10115020u;
     const struct cudaExternalSemaphoreWaitNodeParams *nodeParams = (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x10115030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
+    const cudaError_t cubind_expected = cudaErrorInvalidTexture;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7637,7 +7655,7 @@ static void test_cubind_runtime_graph_node_set_enabled(void **cubind_state)
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10116010u;
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x10116020u;
     unsigned int isEnabled = (unsigned int)0x124582;
-    const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
+    const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7664,7 +7682,7 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10117010u;
     cudaGraphNode_t hNode = (cudaGraphNode_t)(uintptr_t)0x10117020u;
     unsigned int *isEnabled = (unsigned int *)(uintptr_t)0x10117030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidTexture;
+    const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7691,7 +7709,7 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
     cudaGraphExec_t hGraphExec = (cudaGraphExec_t)(uintptr_t)0x10118010u;
     cudaGraph_t hGraph = (cudaGraph_t)(uintptr_t)0x10118020u;
     cudaGraphExecUpdateResultInfo *resultInfo = (cudaGraphExecUpdateResultInfo *)(uintptr_t)0x10118030u;
-    const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
+    const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7717,7 +7735,7 @@ static void test_cubind_runtime_graph_upload(void **cubind_state)
 {
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x10119010u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10119020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
+    const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7742,7 +7760,7 @@ static void test_cubind_runtime_graph_launch(void **cubind_state)
 {
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x1011a010u;
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1011a020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
+    const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7766,7 +7784,7 @@ static void test_cubind_runtime_graph_launch(void **cubind_state)
 static void test_cubind_runtime_graph_exec_destroy(void **cubind_state)
 {
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x1011b010u;
-    const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
+    const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7789,7 +7807,7 @@ static void test_cubind_runtime_graph_exec_destroy(void **cubind_state)
 static void test_cubind_runtime_graph_destroy(void **cubind_state)
 {
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x1011c010u;
-    const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
+    const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7814,7 +7832,7 @@ static void test_cubind_runtime_graph_debug_dot_print(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x1011d010u;
     const char *path = (const char *)(uintptr_t)0x1011d020u;
     unsigned int flags = (unsigned int)0x124742;
-    const cudaError_t cubind_expected = cudaErrorTextureNotBound;
+    const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7843,7 +7861,7 @@ static void test_cubind_runtime_user_object_create(void **cubind_state)
     cudaHostFn_t destroy = (cudaHostFn_t)(uintptr_t)0x1011e030u;
     unsigned int initialRefcount = (unsigned int)0x124783;
     unsigned int flags = (unsigned int)0x124784;
-    const cudaError_t cubind_expected = cudaErrorSynchronizationError;
+    const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7871,7 +7889,7 @@ static void test_cubind_runtime_user_object_retain(void **cubind_state)
 {
     cudaUserObject_t object = (cudaUserObject_t)(uintptr_t)0x1011f010u;
     unsigned int count = (unsigned int)0x1247c1;
-    const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
+    const cudaError_t cubind_expected = cudaErrorMixedDeviceExecution;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7896,7 +7914,7 @@ static void test_cubind_runtime_user_object_release(void **cubind_state)
 {
     cudaUserObject_t object = (cudaUserObject_t)(uintptr_t)0x10120010u;
     unsigned int count = (unsigned int)0x124801;
-    const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
+    const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7923,7 +7941,7 @@ static void test_cubind_runtime_graph_retain_user_object(void **cubind_state)
     cudaUserObject_t object = (cudaUserObject_t)(uintptr_t)0x10121020u;
     unsigned int count = (unsigned int)0x124842;
     unsigned int flags = (unsigned int)0x124843;
-    const cudaError_t cubind_expected = cudaErrorMixedDeviceExecution;
+    const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7951,7 +7969,7 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10122010u;
     cudaUserObject_t object = (cudaUserObject_t)(uintptr_t)0x10122020u;
     unsigned int count = (unsigned int)0x124882;
-    const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
+    const cudaError_t cubind_expected = cudaErrorStubLibrary;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -7981,7 +7999,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(uintptr_t)0x10123040u;
     size_t numDependencies = (size_t)0x123400012304LL;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(uintptr_t)0x10123060u;
-    const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
+    const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8010,7 +8028,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
 {
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10124010u;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(uintptr_t)0x10124020u;
-    const cudaError_t cubind_expected = cudaErrorStubLibrary;
+    const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8036,7 +8054,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x10125010u;
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10125020u;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(uintptr_t)0x10125030u;
-    const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
+    const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8064,7 +8082,7 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10126020u;
     unsigned int defaultLaunchValue = (unsigned int)0x124982;
     unsigned int flags = (unsigned int)0x124983;
-    const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
+    const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8093,7 +8111,7 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     void **funcPtr = (void **)(uintptr_t)0x10127020u;
     unsigned long long flags = (unsigned long long)0x123400012702LL;
     enum cudaDriverEntryPointQueryResult *driverStatus = (enum cudaDriverEntryPointQueryResult *)(uintptr_t)0x10127040u;
-    const cudaError_t cubind_expected = cudaErrorInvalidSurface;
+    const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8123,7 +8141,7 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     unsigned int cudaVersion = (unsigned int)0x124a02;
     unsigned long long flags = (unsigned long long)0x123400012803LL;
     enum cudaDriverEntryPointQueryResult *driverStatus = (enum cudaDriverEntryPointQueryResult *)(uintptr_t)0x10128050u;
-    const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
+    const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8157,7 +8175,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     enum cudaLibraryOption *libraryOptions = (enum cudaLibraryOption *)(uintptr_t)0x10129060u;
     void **libraryOptionValues = (void **)(uintptr_t)0x10129070u;
     unsigned int numLibraryOptions = (unsigned int)0x124a47;
-    const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
+    const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8194,7 +8212,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     enum cudaLibraryOption *libraryOptions = (enum cudaLibraryOption *)(uintptr_t)0x1012a060u;
     void **libraryOptionValues = (void **)(uintptr_t)0x1012a070u;
     unsigned int numLibraryOptions = (unsigned int)0x124a87;
-    const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
+    const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8224,7 +8242,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
 static void test_cubind_runtime_library_unload(void **cubind_state)
 {
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012b010u;
-    const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
+    const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8249,7 +8267,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     cudaKernel_t *pKernel = (cudaKernel_t *)(uintptr_t)0x1012c010u;
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012c020u;
     const char *name = (const char *)(uintptr_t)0x1012c030u;
-    const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
+    const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8277,7 +8295,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     size_t *bytes = (size_t *)(uintptr_t)0x1012d020u;
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012d030u;
     const char *name = (const char *)(uintptr_t)0x1012d040u;
-    const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
+    const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8306,7 +8324,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     size_t *bytes = (size_t *)(uintptr_t)0x1012e020u;
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012e030u;
     const char *name = (const char *)(uintptr_t)0x1012e040u;
-    const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
+    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8334,7 +8352,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     void **fptr = (void **)(uintptr_t)0x1012f010u;
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012f020u;
     const char *symbol = (const char *)(uintptr_t)0x1012f030u;
-    const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
+    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8360,7 +8378,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
 {
     unsigned int *count = (unsigned int *)(uintptr_t)0x10130010u;
     cudaLibrary_t lib = (cudaLibrary_t)(uintptr_t)0x10130020u;
-    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
+    const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8386,7 +8404,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     cudaKernel_t *kernels = (cudaKernel_t *)(uintptr_t)0x10131010u;
     unsigned int numKernels = (unsigned int)0x124c41;
     cudaLibrary_t lib = (cudaLibrary_t)(uintptr_t)0x10131030u;
-    const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
+    const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8414,7 +8432,7 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
     enum cudaFuncAttribute attr = (enum cudaFuncAttribute)65;
     int value = (int)0x124c82;
     int device = (int)0x124c83;
-    const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
+    const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8441,7 +8459,7 @@ static void test_cubind_runtime_get_export_table(void **cubind_state)
 {
     const void **ppExportTable = (const void **)(uintptr_t)0x10133010u;
     const cudaUUID_t *pExportTableId = (const cudaUUID_t *)(uintptr_t)0x10133020u;
-    const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
+    const cudaError_t cubind_expected = cudaErrorNoDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8466,7 +8484,7 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
 {
     cudaFunction_t *functionPtr = (cudaFunction_t *)(uintptr_t)0x10134010u;
     const void *symbolPtr = (const void *)(uintptr_t)0x10134020u;
-    const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
+    const cudaError_t cubind_expected = cudaErrorInvalidDevice;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8491,7 +8509,7 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
 {
     cudaKernel_t *kernelPtr = (cudaKernel_t *)(uintptr_t)0x10135010u;
     const void *entryFuncAddr = (const void *)(uintptr_t)0x10135020u;
-    const cudaError_t cubind_expected = cudaErrorNoDevice;
+    const cudaError_t cubind_expected = cudaErrorDeviceNotLicensed;
     cudaError_t cubind_result;
     int cubind_round;
 
@@ -8513,6 +8531,7 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
 }
 
 const struct CMUnitTest cubind_passthrough_runtime[] = {
+    cmocka_unit_test(test_informational_statuses),
     cmocka_unit_test(test_cubind_runtime_device_reset),
     cmocka_unit_test(test_cubind_runtime_device_synchronize),
     cmocka_unit_test(test_cubind_runtime_device_set_limit),
@@ -8825,4 +8844,4 @@ const struct CMUnitTest cubind_passthrough_runtime[] = {
     cmocka_unit_test(test_cubind_runtime_get_kernel),
 };
 
-const size_t cubind_passthrough_runtime_count = 310;
+const size_t cubind_passthrough_runtime_count = 311;

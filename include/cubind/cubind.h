@@ -48,7 +48,8 @@ CUBIND_EXTERN_C_BEGIN
 /* What went wrong in the last failed cubind call of this thread. */
 typedef enum cubind_error_kind {
     CUBIND_OK = 0,                      /* no error */
-    CUBIND_ERROR_STATUS = 1,            /* the CUDA library returned a status other than success */
+    CUBIND_ERROR_STATUS = 1,            /* the CUDA library returned a failure: neither success nor
+                                           an informational status (docs/errors.md) */
     CUBIND_ERROR_LIBRARY_NOT_FOUND = 2, /* the shared library could not be found or opened */
     CUBIND_ERROR_SYMBOL_NOT_FOUND = 3,  /* the loaded library does not export the function */
     CUBIND_ERROR_INVALID_ARGUMENT = 4,  /* a cubind function was given an unusable argument */
@@ -74,7 +75,9 @@ typedef struct cubind_error {
 
 /*
  * Called, on the failing thread, after every error is recorded (statuses other than
- * success included). `error` is the thread's record, valid during the call; errors the handler
+ * success included, but not the statuses a library documents as informational, such as
+ * cudaErrorNotReady: those are returned and neither recorded nor handled; docs/errors.md).
+ * `error` is the thread's record, valid during the call; errors the handler
  * causes do not change it (they go to a spare record, which cubind_last_error returns until the
  * handler returns and which then becomes the thread's record). No cubind lock is held:
  * the handler may

@@ -40,7 +40,8 @@ typedef void (*cubind_slot)(void);
  * @param index the function's index in that library's slots (the generated inline functions pass it)
  * @param status the status it returned
  * @return `status`, unchanged; when `library` or `index` names no function, nothing is recorded
- *         but a CUBIND_ERROR_INVALID_ARGUMENT error.
+ *         but a CUBIND_ERROR_INVALID_ARGUMENT error. A status the library documents as
+ *         informational (cudaErrorNotReady, ...: docs/errors.md) is not recorded either.
  */
 CUBIND_API int cubind_status_error(cubind_library library, unsigned index, int status);
 

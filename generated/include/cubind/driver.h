@@ -16,7 +16,9 @@
  * Every wrapper takes the parameters of the C API it wraps and returns what
  * it returns. Status-returning wrappers return the library's status unchanged;
  * a status other than CUDA_SUCCESS is also recorded in
- * cubind_last_error() and passed to the error handler. When the call cannot be
+ * cubind_last_error() and passed to the error handler, except
+ * CUDA_ERROR_NOT_READY, which the library documents as
+ * informational, not a failure (docs/errors.md). When the call cannot be
  * made they return CUDA_ERROR_NOT_INITIALIZED (library not found) or
  * CUDA_ERROR_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return

@@ -16,7 +16,9 @@
  * Every wrapper takes the parameters of the C API it wraps and returns what
  * it returns. Status-returning wrappers return the library's status unchanged;
  * a status other than NVRTC_SUCCESS is also recorded in
- * cubind_last_error() and passed to the error handler. When the call cannot be
+ * cubind_last_error() and passed to the error handler, except
+ * NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED, which the library documents as
+ * informational, not a failure (docs/errors.md). When the call cannot be
  * made they return NVRTC_ERROR_INTERNAL_ERROR (library not found) or
  * NVRTC_ERROR_INTERNAL_ERROR (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
