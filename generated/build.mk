@@ -31,3 +31,5 @@ CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+# The module headers (cubind/<module>.h), each of which a program may include alone.
+CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn

@@ -8,7 +8,12 @@
 #ifndef CUBIND_NCCL_H
 #define CUBIND_NCCL_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/nccl_types.h"
 
@@ -680,7 +685,9 @@ static inline void cubind_nccl_reset_debug_init_inline(void)
     }
     cubind_fn();
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_nccl_reset_debug_init(...) cubind_nccl_reset_debug_init_inline(__VA_ARGS__)
+#endif
 
 static inline ncclResult_t cubind_nccl_comm_get_async_error_inline(ncclComm_t comm, ncclResult_t *asyncError)
 {
