@@ -122,9 +122,9 @@ int main(void)
 #define GROUP(lib_enum, name, variable)                                                                         \
     failed += _cmocka_run_group_tests("passthrough_" #name, cubind_passthrough_##name,                          \
                                       cubind_passthrough_##name##_count, setup_##name, NULL);                   \
-    total += cubind_passthrough_##name##_count;
+    total += cubind_passthrough_##name##_count - 1; /* its statuses' test, then one a wrapper */
     CUBIND_PASSTHROUGH_GROUPS(GROUP)
 #undef GROUP
-    printf("passthrough: %zu tests (one a wrapper, and one a library for its statuses), %d failed\n", total, failed);
+    printf("passthrough: %zu wrappers tested, %d failed\n", total, failed);
     return failed == 0 ? 0 : 1;
 }
