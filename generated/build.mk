@@ -47,3 +47,5 @@ CUBIND_RELEASES_nvjitlink := 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
 CUBIND_RELEASES := 12_4 11_8
+# The module headers (cubind/<module>.h), each of which a program may include alone.
+CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn

@@ -1,7 +1,7 @@
 """Names the hand-written public API already uses, so no generated wrapper takes one.
 
-Read from the hand-written public headers (include/cubind/cubind.h, and inline.h, which the
-generated module headers include) with libclang's tokenizer: every cubind_* identifier declared
+Read from the hand-written public headers (include/cubind/core.h, the core API, and inline.h,
+which the generated module headers include) with libclang's tokenizer: every cubind_* identifier declared
 there (functions, types, enum constants, macros), no preprocessing needed.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-PUBLIC_HEADER = Path(__file__).resolve().parent.parent / "include" / "cubind" / "cubind.h"
+PUBLIC_HEADER = Path(__file__).resolve().parent.parent / "include" / "cubind" / "core.h"
 INLINE_HEADER = PUBLIC_HEADER.with_name("inline.h")
 
 

@@ -101,6 +101,9 @@ class Library:
     entry_points: str | None = None
     # libraries that must come from the same CUDA release as this one
     coupled: tuple[str, ...] = ()
+    # statuses the library documents as not failures ("not ready yet"), each with why: returned
+    # unchanged, never recorded as an error nor passed to the error handler
+    informational: tuple[tuple[str, str], ...] = ()
 
     @property
     def env_var(self) -> str:
@@ -233,6 +236,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             soname_versioned=lib.get("soname_versioned", True),
             entry_points=lib.get("entry_points"),
             coupled=tuple(lib.get("coupled", ())),
+            informational=tuple(sorted(lib.get("informational", {}).items())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -289,6 +293,13 @@ def _validate(config: Config) -> None:
         for other in lib.coupled:
             if other not in names or other == lib.name:
                 raise ConfigError(f"library {lib.name}: coupled library {other!r} is not another library")
+        fixed = {lib.status_success, lib.status_missing_library, lib.status_missing_symbol}
+        for status, reason in lib.informational:
+            if status in fixed:
+                raise ConfigError(f"library {lib.name}: {status} is success or a status cubind returns for a failed "
+                                  "load; it cannot be informational")
+            if not reason.strip():
+                raise ConfigError(f"library {lib.name}: informational status {status} needs its reason")
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):

@@ -53,6 +53,10 @@ class LibraryModel:
     slot_of: dict[str, int] = field(default_factory=dict)  # cubind name -> its index in the slots
     # per CUDA release read, what each call becomes there (generator/release_calls.py)
     release_plan: release_calls.ReleasePlan | None = None
+    # the statuses the library documents as not failures (libraries.toml `informational`), by value:
+    # {name, value, reason}; and every other status that is not success (the failures)
+    informational: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
 
 
 def slots_symbol(library_name: str, functions: list[dict]) -> str:
@@ -166,6 +170,7 @@ def build(config: Config, irs: list[dict]) -> Model:
         missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function
                         and f["symbol"] != library.entry_points), None)
         trace_enums, trace_enum_of = _trace_enums(functions, enum_index)
+        informational = _informational(library, status)
         libraries.append(
             LibraryModel(
                 library,
@@ -181,6 +186,9 @@ def build(config: Config, irs: list[dict]) -> Model:
                 {f["cubind_name"]: i for i, f in enumerate(functions)},
                 release_calls.plan(functions, function_irs, cuda_versions_list[0],
                                    _header_version_numbers(sorted(unit_versions))),
+                informational,
+                [c for c in status if c["name"] != library.status_success
+                 and c["value"] not in {i["value"] for i in informational}],
             )
         )
     by_library = {lib.library.name: lib for lib in libraries}
@@ -292,6 +300,23 @@ def _status_enum(irs: list[dict], type_name: str) -> list[dict]:
         if found is not None:
             return found[1]
     raise ValueError(f"status type {type_name} is not an enum in any IR")
+
+
+def _informational(library: Library, status: list[dict]) -> list[dict]:
+    """The library's informational statuses (each a constant of its status enum, not success's value),
+    with their values and reasons, in value order."""
+    value_of = {c["name"]: c["value"] for c in status}
+    success = value_of.get(library.status_success)
+    found = []
+    for name, reason in library.informational:
+        if name not in value_of:
+            raise ValueError(f"library {library.name}: informational status {name} is not a constant of "
+                             f"{library.status_type}")
+        if value_of[name] == success:
+            raise ValueError(f"library {library.name}: informational status {name} has the value of "
+                             f"{library.status_success}")
+        found.append({"name": name, "value": value_of[name], "reason": reason})
+    return sorted(found, key=lambda c: c["value"])
 
 
 def _type_index(irs: list[dict]) -> dict[str, dict]:

@@ -115,7 +115,7 @@ def check_names(functions: list[dict], hand_written: set[str]) -> None:
         if other != function["name"]:
             problems.append(f"{other} and {function['name']} both map to {name}")
         if name in hand_written:
-            problems.append(f"{function['name']} maps to {name}, a name of include/cubind/cubind.h")
+            problems.append(f"{function['name']} maps to {name}, a name of include/cubind/core.h")
         reason = reserved_reason(name)
         if reason:
             problems.append(f"{function['name']} maps to {name}, which {reason}")

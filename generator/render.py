@@ -163,6 +163,8 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     out["tests/passthrough_groups.h"] = env.get_template("passthrough_groups.h.j2").render(common)
     out["tests/library_cases.c"] = env.get_template("library_cases.c.j2").render(common)
     out["tests/include_order.c"] = env.get_template("include_order.c.j2").render(common)
+    out["tests/nvidia_headers.h"] = env.get_template("nvidia_headers.h.j2").render(common)
+    out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)
     out["docs/libraries.md"] = env.get_template("libraries.md.j2").render(common)
     for module in model.modules:
         context = common | {"m": module}

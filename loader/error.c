@@ -340,10 +340,15 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
 {
     struct thread_errors *t = &tls;
     int in_handler;
-    cubind_error *r = target(t, &in_handler);
-    const char *function = cubind__function_name(table, index);
+    cubind_error *r;
+    const char *function;
     size_t name_length = 0;
-    const char *status_name = cubind__status_name_length(table->library, status, &name_length);
+    const char *status_name;
+    if (cubind__status_informational(table->library, status))
+        return status; /* not a failure ("not ready"): the thread's record and the handler are left alone */
+    r = target(t, &in_handler);
+    function = cubind__function_name(table, index);
+    status_name = cubind__status_name_length(table->library, status, &name_length);
     r->kind = CUBIND_ERROR_STATUS;
     r->library = table->library;
     r->status = status;

@@ -143,8 +143,13 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
 /* cubind_status_name, with the name's length in `*length` (not written when NULL is returned). */
 const char *cubind__status_name_length(cubind_library library, int status, size_t *length);
 
+/* 1 when `status` is one `library` documents as informational, not a failure (libraries.toml
+ * `informational`; generated/src/status_names.c): never recorded, no handler call. */
+int cubind__status_informational(cubind_library library, int status);
+
 /* Record that function `index` returned the non-success `status`, call the error handler,
- * and return `status` (so that a wrapper's failure branch is one tail call). */
+ * and return `status` (so that a wrapper's failure branch is one tail call). An informational
+ * status (cubind__status_informational) is only returned. */
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
 
 /* The slow path of a status-returning wrapper returns `status`, not success, and has reported

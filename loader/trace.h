@@ -45,8 +45,8 @@ typedef struct cubind__trace_call {
  * (the caller just makes the call), else 1 with the start time taken. */
 int cubind__trace_begin(cubind__trace_call *call, cubind_library library);
 
-/* After the call: 1 when its line is wanted (`failed`: the call returned a non-success status;
- * with CUBIND_TRACE=errors only those are), then the line is begun with `function`'s name. */
+/* After the call: 1 when its line is wanted (`failed`: it returned a status neither success nor
+ * informational; with CUBIND_TRACE=errors only those are), then the line is begun with `function`'s name. */
 int cubind__trace_wanted(cubind__trace_call *call, const char *function, int failed);
 
 /* Each argument, in order. */

@@ -29,8 +29,13 @@ struct cubind_test_library {
     const char *missing_call_function;       /* its C API name */
     const char *missing_call_symbol;         /* the exported symbol it needs */
     const char *header_version;              /* of the headers the bindings come from: "13.1.0", "13.0" */
-    size_t version_refusals;
-    int soname_versioned;                    /* the soname's number is the major version */                 /* statuses of the version query that refuse a file (a stub) */
+    size_t version_refusals;                 /* statuses of the version query that refuse a file (a stub) */
+    int soname_versioned;                    /* the soname's number is the major version */
+    const int *informational;                /* the statuses it documents as informational (NULL: none) */
+    const char *const *informational_names;
+    size_t informational_count;
+    int status_failure;                      /* a status that is a failure: neither success nor informational */
+    const char *status_failure_name;
     int abi_version;                         /* entry points asked by ABI version (the driver's
                                                 cuGetProcAddress): the bindings' CUDA version; else 0 */
 };

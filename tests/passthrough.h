@@ -36,5 +36,12 @@ const char *cubind_test_release_symbol(const struct cubind_test_release_call *ca
 /* The wrapper of `function` made no call (the mock counted none since `calls_before`) and
  * recorded why: the function cannot be called in this release. */
 void cubind_test_assert_not_called(cubind_library library, const char *function, unsigned long calls_before);
+/* `call` (a wrapper of `function` with zeros) when the mock returns each of the `count` statuses
+ * the library documents as informational: each is returned unchanged, twice (the first call of
+ * the wrapper takes its slow path, the second its hot path), and neither recorded nor passed to
+ * the error handler; then the mock's `failure` is recorded and handled; then the informational
+ * statuses again replace neither that record nor call the handler. */
+void cubind_test_informational(cubind_library library, const char *function, int (*call)(void),
+                               const int *statuses, size_t count, int failure);
 
 #endif /* CUBIND_TEST_PASSTHROUGH_H */

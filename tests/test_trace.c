@@ -6,7 +6,9 @@
  * the parent reads the trace file and checks its lines: every call traced and its format
  * (function, integer, enum by name and by number, pointer in hex, status name, duration);
  * the library filter; errors only; nothing written when unset; two threads at once (every
- * line whole, the count exact); the configuration read at the first call only.
+ * line whole, the count exact); the configuration read at the first call only; every library's
+ * informational statuses (tests/library_cases.h) traced, but neither recorded nor handled while
+ * tracing, and not errors for CUBIND_TRACE=errors.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -104,6 +106,41 @@ static int scenario_read_once(void)
         CHECK(setenv("CUBIND_TRACE", "1", 1) == 0);
     }
     CHECK(sgemm(2) == CUBLAS_STATUS_SUCCESS);
+    return 0;
+}
+
+static int handler_calls;
+
+static void count_handler_call(const cubind_error *error, void *user)
+{
+    (void)error;
+    (void)user;
+    ++handler_calls;
+}
+
+/* Each library's first call returning each of its informational statuses, then its failure
+ * status. While tracing every call takes the traced path, a third path to the record. */
+static int scenario_informational(void)
+{
+    size_t l, i;
+    cubind_set_error_handler(count_handler_call, NULL);
+    for (l = 0; l < cubind_test_library_count; ++l) {
+        const struct cubind_test_library *t = &cubind_test_libraries[l];
+        for (i = 0; i < t->informational_count; ++i) {
+            cubind_mock_set_status(t->informational[i]);
+            CHECK(t->first_call() == t->informational[i]);
+            CHECK(cubind_last_error()->kind == CUBIND_OK);
+            CHECK(handler_calls == 0);
+        }
+    }
+    for (l = 0; l < cubind_test_library_count; ++l) {
+        const struct cubind_test_library *t = &cubind_test_libraries[l];
+        cubind_mock_set_status(t->status_failure);
+        CHECK(t->first_call() == t->status_failure);
+        CHECK(cubind_last_error()->kind == CUBIND_ERROR_STATUS);
+        CHECK(cubind_last_error()->status == t->status_failure);
+        CHECK(handler_calls == (int)l + 1);
+    }
     return 0;
 }
 
@@ -218,6 +255,39 @@ static void test_errors_only(void **state)
     free(text);
 }
 
+/* The line of library `t`'s first call returning `status` (a regular expression). */
+static const char *first_call_line(const struct cubind_test_library *t, const char *status)
+{
+    static char line[512];
+    snprintf(line, sizeof line, "^cubind-trace: tid=[0-9]+ %s %s\\(.*\\) -> %s [0-9]+\\.[0-9]{3} us$", t->name,
+             t->first_call_function, status);
+    return line;
+}
+
+static void test_informational(void **state)
+{
+    char *text = traced_run("informational", "1");
+    size_t l, i;
+    int n = 0;
+    (void)state;
+    for (l = 0; l < cubind_test_library_count; ++l)
+        for (i = 0; i < cubind_test_libraries[l].informational_count; ++i)
+            assert_matches(line_of(text, n++),
+                           first_call_line(&cubind_test_libraries[l], cubind_test_libraries[l].informational_names[i]));
+    assert_true(n > 0); /* the configuration has informational statuses to test */
+    for (l = 0; l < cubind_test_library_count; ++l)
+        assert_matches(line_of(text, n++),
+                       first_call_line(&cubind_test_libraries[l], cubind_test_libraries[l].status_failure_name));
+    assert_int_equal(count_lines(text), n);
+    free(text);
+    text = traced_run("informational", "errors"); /* the failures only */
+    for (l = 0; l < cubind_test_library_count; ++l)
+        assert_matches(line_of(text, (int)l),
+                       first_call_line(&cubind_test_libraries[l], cubind_test_libraries[l].status_failure_name));
+    assert_int_equal(count_lines(text), (int)cubind_test_library_count);
+    free(text);
+}
+
 static void test_unset(void **state)
 {
     (void)state;
@@ -275,11 +345,13 @@ int main(int argc, char **argv)
         {"calls", scenario_calls},
         {"threads", scenario_threads},
         {"read_once", scenario_read_once},
+        {"informational", scenario_informational},
         {NULL, NULL},
     };
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_call),  cmocka_unit_test(test_library_filter), cmocka_unit_test(test_errors_only),
         cmocka_unit_test(test_unset),       cmocka_unit_test(test_threads),        cmocka_unit_test(test_read_once),
+        cmocka_unit_test(test_informational),
     };
     int scenario = scenario_main(argc, argv, scenarios);
     if (scenario >= 0)

@@ -3649,7 +3649,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCreate_v2(cublasHandle_t *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCreate_v2(handle);
     cubind_result = call_cublasCreate_v2(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3701,7 +3701,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDestroy_v2(cublasHandle_t handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDestroy_v2(handle);
     cubind_result = call_cublasDestroy_v2(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3753,7 +3753,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVersion_v2(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVersion_v2(handle, version);
     cubind_result = call_cublasGetVersion_v2(handle, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 2), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 2), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3806,7 +3806,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetProperty(libraryPropertyType t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetProperty(type, value);
     cubind_result = call_cublasGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 3), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 3), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3900,7 +3900,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetWorkspace_v2(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
     cubind_result = call_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 5), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 5), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
         cubind__trace_unsigned(&cubind_call, "workspaceSizeInBytes", (unsigned long long)workspaceSizeInBytes);
@@ -3954,7 +3954,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetStream_v2(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetStream_v2(handle, streamId);
     cubind_result = call_cublasSetStream_v2(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4007,7 +4007,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetStream_v2(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetStream_v2(handle, streamId);
     cubind_result = call_cublasGetStream_v2(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4060,7 +4060,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetPointerMode_v2(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetPointerMode_v2(handle, mode);
     cubind_result = call_cublasGetPointerMode_v2(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4113,7 +4113,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetPointerMode_v2(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetPointerMode_v2(handle, mode);
     cubind_result = call_cublasSetPointerMode_v2(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 9), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 9), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4166,7 +4166,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetAtomicsMode(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetAtomicsMode(handle, mode);
     cubind_result = call_cublasGetAtomicsMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4219,7 +4219,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetAtomicsMode(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetAtomicsMode(handle, mode);
     cubind_result = call_cublasSetAtomicsMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_2((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4272,7 +4272,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMathMode(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMathMode(handle, mode);
     cubind_result = call_cublasGetMathMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4325,7 +4325,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMathMode(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMathMode(handle, mode);
     cubind_result = call_cublasSetMathMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_3((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4378,7 +4378,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetSmCountTarget(cublasHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetSmCountTarget(handle, smCountTarget);
     cubind_result = call_cublasGetSmCountTarget(handle, smCountTarget);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "smCountTarget", (uintptr_t)smCountTarget);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4431,7 +4431,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetSmCountTarget(cublasHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetSmCountTarget(handle, smCountTarget);
     cubind_result = call_cublasSetSmCountTarget(handle, smCountTarget);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "smCountTarget", (long long)smCountTarget);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4484,7 +4484,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetEmulationStrategy(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetEmulationStrategy(handle, emulationStrategy);
     cubind_result = call_cublasGetEmulationStrategy(handle, emulationStrategy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "emulationStrategy", (uintptr_t)emulationStrategy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4537,7 +4537,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetEmulationStrategy(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetEmulationStrategy(handle, emulationStrategy);
     cubind_result = call_cublasSetEmulationStrategy(handle, emulationStrategy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "emulationStrategy", trace_enum_4((long long)emulationStrategy), (long long)emulationStrategy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4590,7 +4590,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetEmulationSpecialValuesSupport(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetEmulationSpecialValuesSupport(handle, mask);
     cubind_result = call_cublasGetEmulationSpecialValuesSupport(handle, mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mask", (uintptr_t)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4643,7 +4643,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetEmulationSpecialValuesSupport(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetEmulationSpecialValuesSupport(handle, mask);
     cubind_result = call_cublasSetEmulationSpecialValuesSupport(handle, mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mask", trace_enum_5((long long)mask), (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4696,7 +4696,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMantissaCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
     cubind_result = call_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaControl", (uintptr_t)mantissaControl);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4749,7 +4749,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMantissaCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
     cubind_result = call_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mantissaControl", trace_enum_6((long long)mantissaControl), (long long)mantissaControl);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4802,7 +4802,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMaxMantissa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
     cubind_result = call_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "maxMantissaBitCount", (uintptr_t)maxMantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4855,7 +4855,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMaxMantissa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
     cubind_result = call_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "maxMantissaBitCount", (long long)maxMantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4908,7 +4908,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
     cubind_result = call_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaBitOffset", (uintptr_t)mantissaBitOffset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4961,7 +4961,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
     cubind_result = call_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mantissaBitOffset", (long long)mantissaBitOffset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5014,7 +5014,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
     cubind_result = call_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaBitCount", (uintptr_t)mantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5067,7 +5067,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetFixedPointEmulationMantissaBit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
     cubind_result = call_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mantissaBitCount", (uintptr_t)mantissaBitCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5204,7 +5204,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLoggerConfigure(int logIsOn, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasLoggerConfigure(logIsOn, logToStdOut, logToStdErr, logFileName);
     cubind_result = call_cublasLoggerConfigure(logIsOn, logToStdOut, logToStdErr, logFileName);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "logIsOn", (long long)logIsOn);
         cubind__trace_signed(&cubind_call, "logToStdOut", (long long)logToStdOut);
         cubind__trace_signed(&cubind_call, "logToStdErr", (long long)logToStdErr);
@@ -5259,7 +5259,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetLoggerCallback(cublasLogCallba
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetLoggerCallback(userCallback);
     cubind_result = call_cublasSetLoggerCallback(userCallback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "userCallback", (uintptr_t)userCallback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5311,7 +5311,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetLoggerCallback(cublasLogCallba
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetLoggerCallback(userCallback);
     cubind_result = call_cublasGetLoggerCallback(userCallback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "userCallback", (uintptr_t)userCallback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5363,7 +5363,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVector(int n, int elemSize, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
     cubind_result = call_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5420,7 +5420,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVector_64(int64_t n, int64_t e
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
     cubind_result = call_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5477,7 +5477,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVector(int n, int elemSize, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVector(n, elemSize, x, incx, y, incy);
     cubind_result = call_cublasGetVector(n, elemSize, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5534,7 +5534,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVector_64(int64_t n, int64_t e
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVector_64(n, elemSize, x, incx, y, incy);
     cubind_result = call_cublasGetVector_64(n, elemSize, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -5591,7 +5591,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrix(int rows, int cols, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5649,7 +5649,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrix_64(int64_t rows, int64_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5707,7 +5707,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrix(int rows, int cols, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5765,7 +5765,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrix_64(int64_t rows, int64_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
     cubind_result = call_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -5823,7 +5823,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVectorAsync(int n, int elemSiz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     cubind_result = call_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "hostPtr", (uintptr_t)hostPtr);
@@ -5881,7 +5881,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetVectorAsync_64(int64_t n, int6
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     cubind_result = call_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "hostPtr", (uintptr_t)hostPtr);
@@ -5939,7 +5939,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVectorAsync(int n, int elemSiz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     cubind_result = call_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "devicePtr", (uintptr_t)devicePtr);
@@ -5997,7 +5997,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetVectorAsync_64(int64_t n, int6
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     cubind_result = call_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
         cubind__trace_pointer(&cubind_call, "devicePtr", (uintptr_t)devicePtr);
@@ -6055,7 +6055,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrixAsync(int rows, int cols
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6114,7 +6114,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSetMatrixAsync_64(int64_t rows, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6173,7 +6173,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrixAsync(int rows, int cols
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6232,7 +6232,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGetMatrixAsync_64(int64_t rows, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_result = call_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
         cubind__trace_signed(&cubind_call, "elemSize", (long long)elemSize);
@@ -6334,7 +6334,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasNrm2Ex(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
     cubind_result = call_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 50), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 50), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6393,7 +6393,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasNrm2Ex_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
     cubind_result = call_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 51), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 51), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6452,7 +6452,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSnrm2_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSnrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasSnrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 52), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 52), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6508,7 +6508,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSnrm2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSnrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasSnrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 53), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 53), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6564,7 +6564,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDnrm2_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDnrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDnrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 54), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 54), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6620,7 +6620,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDnrm2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDnrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDnrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 55), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 55), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6676,7 +6676,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScnrm2_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScnrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasScnrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 56), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 56), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6732,7 +6732,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScnrm2_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScnrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasScnrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 57), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 57), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6788,7 +6788,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDznrm2_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDznrm2_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDznrm2_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 58), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 58), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6844,7 +6844,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDznrm2_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDznrm2_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDznrm2_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 59), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 59), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6900,7 +6900,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotEx(cublasHandle_t handle, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 60), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 60), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -6962,7 +6962,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotEx_64(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 61), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 61), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7024,7 +7024,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotcEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 62), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 62), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7086,7 +7086,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDotcEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_result = call_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 63), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 63), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7148,7 +7148,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdot_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasSdot_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 64), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 64), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7206,7 +7206,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 65), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 65), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7264,7 +7264,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdot_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasDdot_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 66), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 66), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7322,7 +7322,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 67), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 67), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7380,7 +7380,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotu_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 68), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 68), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7438,7 +7438,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotu_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 69), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 69), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7496,7 +7496,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 70), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 70), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7554,7 +7554,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdotc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 71), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 71), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7612,7 +7612,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotu_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 72), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 72), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7670,7 +7670,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotu_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 73), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 73), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7728,7 +7728,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 74), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 74), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7786,7 +7786,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdotc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
     cubind_result = call_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 75), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 75), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -7844,7 +7844,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScalEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
     cubind_result = call_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 76), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 76), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7903,7 +7903,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScalEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
     cubind_result = call_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 77), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 77), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7962,7 +7962,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasSscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 78), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 78), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8018,7 +8018,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasSscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 79), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 79), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8074,7 +8074,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasDscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 80), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 80), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8130,7 +8130,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasDscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 81), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 81), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8186,7 +8186,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasCscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 82), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 82), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8242,7 +8242,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasCscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 83), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 83), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8298,7 +8298,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsscal_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasCsscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 84), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 84), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8354,7 +8354,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsscal_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasCsscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 85), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 85), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8410,7 +8410,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZscal_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasZscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 86), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 86), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8466,7 +8466,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZscal_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasZscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 87), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 87), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8522,7 +8522,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdscal_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdscal_v2(handle, n, alpha, x, incx);
     cubind_result = call_cublasZdscal_v2(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 88), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 88), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8578,7 +8578,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdscal_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdscal_v2_64(handle, n, alpha, x, incx);
     cubind_result = call_cublasZdscal_v2_64(handle, n, alpha, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 89), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 89), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8634,7 +8634,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAxpyEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     cubind_result = call_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 90), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 90), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8696,7 +8696,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAxpyEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     cubind_result = call_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 91), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 91), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8758,7 +8758,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 92), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 92), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8816,7 +8816,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 93), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 93), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8874,7 +8874,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 94), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 94), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8932,7 +8932,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 95), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 95), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8990,7 +8990,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 96), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 96), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9048,7 +9048,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 97), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 97), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9106,7 +9106,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZaxpy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 98), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 98), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9164,7 +9164,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZaxpy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     cubind_result = call_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 99), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 99), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9222,7 +9222,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCopyEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 100), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 100), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9281,7 +9281,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCopyEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 101), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 101), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9340,7 +9340,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasScopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 102), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 102), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9397,7 +9397,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasScopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 103), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 103), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9454,7 +9454,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDcopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDcopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDcopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 104), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 104), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9511,7 +9511,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDcopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 105), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 105), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9568,7 +9568,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCcopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCcopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCcopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 106), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 106), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9625,7 +9625,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCcopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 107), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 107), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9682,7 +9682,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZcopy_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZcopy_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZcopy_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 108), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 108), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9739,7 +9739,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZcopy_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 109), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 109), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9796,7 +9796,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasSswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 110), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 110), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9853,7 +9853,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasSswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 111), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 111), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9910,7 +9910,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 112), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 112), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -9967,7 +9967,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasDswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 113), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 113), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10024,7 +10024,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 114), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 114), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10081,7 +10081,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasCswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 115), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 115), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10138,7 +10138,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZswap_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZswap_v2(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZswap_v2(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 116), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 116), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10195,7 +10195,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZswap_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZswap_v2_64(handle, n, x, incx, y, incy);
     cubind_result = call_cublasZswap_v2_64(handle, n, x, incx, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 117), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 117), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10252,7 +10252,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSwapEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 118), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 118), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10311,7 +10311,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSwapEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
     cubind_result = call_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 119), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 119), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10370,7 +10370,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIsamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 120), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 120), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10426,7 +10426,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIsamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 121), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 121), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10482,7 +10482,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIdamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 122), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 122), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10538,7 +10538,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIdamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 123), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 123), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10594,7 +10594,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIcamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 124), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 124), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10650,7 +10650,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIcamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 125), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 125), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10706,7 +10706,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamax_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamax_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIzamax_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 126), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 126), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10762,7 +10762,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamax_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamax_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIzamax_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 127), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 127), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10818,7 +10818,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIamaxEx(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIamaxEx(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIamaxEx(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 128), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 128), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10875,7 +10875,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIamaxEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIamaxEx_64(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIamaxEx_64(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 129), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 129), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10932,7 +10932,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIsamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 130), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 130), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -10988,7 +10988,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIsamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIsamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIsamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 131), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 131), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11044,7 +11044,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIdamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 132), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 132), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11100,7 +11100,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIdamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIdamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIdamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 133), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 133), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11156,7 +11156,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIcamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 134), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 134), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11212,7 +11212,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIcamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIcamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIcamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 135), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 135), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11268,7 +11268,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamin_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamin_v2(handle, n, x, incx, result);
     cubind_result = call_cublasIzamin_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 136), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 136), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11324,7 +11324,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIzamin_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIzamin_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasIzamin_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 137), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 137), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11380,7 +11380,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIaminEx(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIaminEx(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIaminEx(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 138), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 138), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11437,7 +11437,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasIaminEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasIaminEx_64(handle, n, x, xType, incx, result);
     cubind_result = call_cublasIaminEx_64(handle, n, x, xType, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 139), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 139), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11494,7 +11494,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAsumEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
     cubind_result = call_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 140), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 140), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11553,7 +11553,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasAsumEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
     cubind_result = call_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 141), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 141), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11612,7 +11612,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSasum_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasSasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 142), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 142), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11668,7 +11668,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSasum_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasSasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 143), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 143), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11724,7 +11724,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDasum_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 144), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 144), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11780,7 +11780,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDasum_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 145), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 145), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11836,7 +11836,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScasum_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasScasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 146), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 146), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11892,7 +11892,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasScasum_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasScasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasScasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 147), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 147), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -11948,7 +11948,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDzasum_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDzasum_v2(handle, n, x, incx, result);
     cubind_result = call_cublasDzasum_v2(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 148), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 148), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12004,7 +12004,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDzasum_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDzasum_v2_64(handle, n, x, incx, result);
     cubind_result = call_cublasDzasum_v2_64(handle, n, x, incx, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 149), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 149), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12060,7 +12060,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 150), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 150), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12119,7 +12119,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 151), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 151), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12178,7 +12178,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 152), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 152), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12237,7 +12237,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 153), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 153), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12296,7 +12296,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 154), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 154), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12355,7 +12355,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 155), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 155), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12414,7 +12414,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsrot_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 156), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 156), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12473,7 +12473,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsrot_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 157), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 157), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12532,7 +12532,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZrot_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 158), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 158), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12591,7 +12591,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZrot_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 159), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 159), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12650,7 +12650,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdrot_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 160), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 160), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12709,7 +12709,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdrot_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
     cubind_result = call_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 161), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 161), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12768,7 +12768,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotEx(cublasHandle_t handle, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     cubind_result = call_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 162), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 162), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12831,7 +12831,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotEx_64(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     cubind_result = call_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 163), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 163), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12894,7 +12894,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotg_v2(cublasHandle_t handle, f
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasSrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 164), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 164), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -12950,7 +12950,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotg_v2(cublasHandle_t handle, d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasDrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 165), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 165), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13006,7 +13006,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCrotg_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasCrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 166), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 166), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13062,7 +13062,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZrotg_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZrotg_v2(handle, a, b, c, s);
     cubind_result = call_cublasZrotg_v2(handle, a, b, c, s);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 167), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 167), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13118,7 +13118,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotgEx(cublasHandle_t handle, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
     cubind_result = call_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 168), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 168), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "a", (uintptr_t)a);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -13177,7 +13177,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotm_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 169), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 169), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13235,7 +13235,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 170), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 170), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13293,7 +13293,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotm_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 171), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 171), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13351,7 +13351,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
     cubind_result = call_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 172), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 172), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13409,7 +13409,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotmEx(cublasHandle_t handle, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     cubind_result = call_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 173), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 173), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13471,7 +13471,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotmEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     cubind_result = call_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 174), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 174), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13533,7 +13533,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSrotmg_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
     cubind_result = call_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 175), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 175), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "d1", (uintptr_t)d1);
         cubind__trace_pointer(&cubind_call, "d2", (uintptr_t)d2);
@@ -13590,7 +13590,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDrotmg_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
     cubind_result = call_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 176), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 176), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "d1", (uintptr_t)d1);
         cubind__trace_pointer(&cubind_call, "d2", (uintptr_t)d2);
@@ -13647,7 +13647,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasRotmgEx(cublasHandle_t handle, vo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     cubind_result = call_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 177), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 177), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "d1", (uintptr_t)d1);
         cubind__trace_enum(&cubind_call, "d1Type", trace_enum_8((long long)d1Type), (long long)d1Type);
@@ -13710,7 +13710,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 178), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 178), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13773,7 +13773,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 179), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 179), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13836,7 +13836,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 180), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 180), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13899,7 +13899,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 181), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 181), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -13962,7 +13962,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 182), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 182), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14025,7 +14025,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 183), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 183), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14088,7 +14088,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 184), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 184), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14151,7 +14151,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 185), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 185), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14214,7 +14214,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 186), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 186), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14279,7 +14279,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 187), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 187), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14344,7 +14344,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 188), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 188), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14409,7 +14409,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 189), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 189), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14474,7 +14474,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 190), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 190), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14539,7 +14539,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 191), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 191), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14604,7 +14604,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 192), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 192), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14669,7 +14669,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 193), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 193), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14734,7 +14734,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 194), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 194), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14794,7 +14794,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 195), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 195), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14854,7 +14854,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 196), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 196), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14914,7 +14914,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 197), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 197), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14974,7 +14974,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 198), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 198), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15034,7 +15034,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 199), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 199), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15094,7 +15094,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 200), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 200), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15154,7 +15154,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 201), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 201), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15214,7 +15214,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 202), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 202), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15275,7 +15275,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 203), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 203), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15336,7 +15336,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 204), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 204), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15397,7 +15397,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 205), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 205), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15458,7 +15458,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 206), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 206), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15519,7 +15519,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 207), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 207), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15580,7 +15580,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 208), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 208), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15641,7 +15641,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 209), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 209), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15702,7 +15702,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 210), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 210), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15761,7 +15761,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 211), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 211), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15820,7 +15820,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 212), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 212), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15879,7 +15879,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 213), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 213), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15938,7 +15938,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 214), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 214), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -15997,7 +15997,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 215), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 215), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16056,7 +16056,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 216), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 216), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16115,7 +16115,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 217), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 217), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16174,7 +16174,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 218), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 218), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16234,7 +16234,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 219), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 219), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16294,7 +16294,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 220), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 220), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16354,7 +16354,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 221), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 221), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16414,7 +16414,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 222), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 222), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16474,7 +16474,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 223), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 223), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16534,7 +16534,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 224), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 224), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16594,7 +16594,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_result = call_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 225), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 225), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16654,7 +16654,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 226), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 226), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16713,7 +16713,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 227), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 227), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16772,7 +16772,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 228), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 228), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16831,7 +16831,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 229), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 229), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16890,7 +16890,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 230), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 230), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -16949,7 +16949,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 231), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 231), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17008,7 +17008,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 232), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 232), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17067,7 +17067,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_result = call_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 233), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 233), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17126,7 +17126,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 234), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 234), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17187,7 +17187,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 235), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 235), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17248,7 +17248,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 236), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 236), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17309,7 +17309,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 237), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 237), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17370,7 +17370,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 238), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 238), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17431,7 +17431,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 239), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 239), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17492,7 +17492,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbsv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 240), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 240), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17553,7 +17553,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtbsv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_result = call_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 241), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 241), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -17614,7 +17614,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 242), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 242), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17676,7 +17676,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 243), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 243), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17738,7 +17738,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 244), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 244), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17800,7 +17800,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 245), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 245), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17862,7 +17862,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 246), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 246), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17924,7 +17924,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 247), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 247), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17986,7 +17986,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 248), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 248), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18048,7 +18048,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 249), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 249), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18110,7 +18110,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 250), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 250), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18172,7 +18172,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 251), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 251), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18234,7 +18234,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 252), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 252), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18296,7 +18296,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 253), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 253), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18358,7 +18358,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 254), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 254), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18421,7 +18421,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 255), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 255), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18484,7 +18484,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 256), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 256), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18547,7 +18547,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 257), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 257), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18610,7 +18610,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 258), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 258), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18673,7 +18673,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 259), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 259), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18736,7 +18736,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhbmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 260), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 260), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18799,7 +18799,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhbmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_result = call_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 261), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 261), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18862,7 +18862,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 262), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 262), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18923,7 +18923,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 263), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 263), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18984,7 +18984,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 264), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 264), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19045,7 +19045,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 265), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 265), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19106,7 +19106,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 266), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 266), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19167,7 +19167,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 267), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 267), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19228,7 +19228,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpmv_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 268), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 268), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19289,7 +19289,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpmv_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_result = call_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 269), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 269), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19350,7 +19350,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSger_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 270), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 270), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19411,7 +19411,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSger_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 271), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 271), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19472,7 +19472,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDger_v2(cublasHandle_t handle, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 272), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 272), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19533,7 +19533,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDger_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 273), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 273), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19594,7 +19594,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeru_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 274), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 274), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19655,7 +19655,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeru_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 275), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 275), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19716,7 +19716,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgerc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 276), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 276), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19777,7 +19777,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgerc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 277), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 277), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19838,7 +19838,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeru_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 278), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 278), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19899,7 +19899,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeru_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 279), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 279), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -19960,7 +19960,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgerc_v2(cublasHandle_t handle, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 280), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 280), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20021,7 +20021,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgerc_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 281), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 281), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20082,7 +20082,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 282), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 282), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20141,7 +20141,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 283), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 283), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20200,7 +20200,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 284), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 284), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20259,7 +20259,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 285), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 285), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20318,7 +20318,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 286), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 286), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20377,7 +20377,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 287), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 287), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20436,7 +20436,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 288), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 288), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20495,7 +20495,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 289), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 289), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20554,7 +20554,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 290), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 290), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20613,7 +20613,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 291), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 291), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20672,7 +20672,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 292), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 292), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20731,7 +20731,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_result = call_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 293), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 293), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20790,7 +20790,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 294), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 294), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20848,7 +20848,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 295), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 295), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20906,7 +20906,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 296), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 296), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20964,7 +20964,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 297), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 297), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21022,7 +21022,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 298), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 298), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21080,7 +21080,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 299), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 299), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21138,7 +21138,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr_v2(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 300), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 300), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21196,7 +21196,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr_v2_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     cubind_result = call_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 301), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 301), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21254,7 +21254,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 302), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 302), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21315,7 +21315,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 303), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 303), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21376,7 +21376,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 304), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 304), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21437,7 +21437,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 305), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 305), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21498,7 +21498,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 306), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 306), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21559,7 +21559,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 307), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 307), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21620,7 +21620,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 308), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 308), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21681,7 +21681,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 309), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 309), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21742,7 +21742,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 310), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 310), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21803,7 +21803,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 311), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 311), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21864,7 +21864,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 312), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 312), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21925,7 +21925,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_result = call_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 313), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 313), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21986,7 +21986,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 314), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 314), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22046,7 +22046,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSspr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 315), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 315), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22106,7 +22106,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 316), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 316), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22166,7 +22166,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDspr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 317), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 317), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22226,7 +22226,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 318), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 318), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22286,7 +22286,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChpr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 319), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 319), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22346,7 +22346,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr2_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 320), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 320), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22406,7 +22406,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhpr2_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_result = call_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 321), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 321), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22466,7 +22466,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 322), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 322), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22530,7 +22530,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 323), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 323), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22594,7 +22594,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 324), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 324), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22658,7 +22658,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 325), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 325), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22722,7 +22722,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 326), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 326), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22786,7 +22786,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 327), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 327), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22850,7 +22850,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 328), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 328), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22914,7 +22914,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 329), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 329), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22978,7 +22978,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 330), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 330), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23045,7 +23045,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 331), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 331), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23112,7 +23112,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 332), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 332), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23179,7 +23179,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 333), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 333), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23246,7 +23246,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 334), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 334), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23313,7 +23313,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 335), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 335), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23380,7 +23380,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 336), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 336), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23447,7 +23447,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemvStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 337), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 337), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23514,7 +23514,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 338), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 338), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23579,7 +23579,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 339), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 339), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23644,7 +23644,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 340), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 340), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23709,7 +23709,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 341), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 341), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23774,7 +23774,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 342), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 342), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23839,7 +23839,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 343), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 343), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23904,7 +23904,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3m(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 344), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 344), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -23969,7 +23969,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3m_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 345), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 345), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24034,7 +24034,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mEx(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 346), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 346), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24102,7 +24102,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mEx_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 347), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 347), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24170,7 +24170,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 348), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 348), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24235,7 +24235,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 349), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 349), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24300,7 +24300,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm3m(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 350), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 350), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24365,7 +24365,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemm3m_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 351), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 351), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24430,7 +24430,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 352), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 352), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24498,7 +24498,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 353), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 353), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24566,7 +24566,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmEx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     cubind_result = call_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 354), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 354), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24636,7 +24636,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmEx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     cubind_result = call_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 355), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 355), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24706,7 +24706,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 356), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 356), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24774,7 +24774,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_result = call_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 357), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 357), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -24842,7 +24842,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 358), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 358), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -24904,7 +24904,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 359), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 359), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -24966,7 +24966,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 360), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 360), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25028,7 +25028,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 361), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 361), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25090,7 +25090,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 362), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 362), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25152,7 +25152,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 363), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 363), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25214,7 +25214,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 364), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 364), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25276,7 +25276,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 365), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 365), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25338,7 +25338,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 366), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 366), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25402,7 +25402,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 367), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 367), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25466,7 +25466,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk3mEx(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 368), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 368), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25530,7 +25530,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrk3mEx_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 369), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 369), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25594,7 +25594,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 370), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 370), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25656,7 +25656,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 371), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 371), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25718,7 +25718,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherk_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 372), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 372), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25780,7 +25780,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherk_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_result = call_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 373), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 373), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25842,7 +25842,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkEx(cublasHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 374), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 374), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25906,7 +25906,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkEx_64(cublasHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 375), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 375), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25970,7 +25970,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk3mEx(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 376), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 376), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26034,7 +26034,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherk3mEx_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_result = call_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 377), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 377), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26098,7 +26098,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 378), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 378), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26162,7 +26162,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 379), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 379), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26226,7 +26226,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 380), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 380), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26290,7 +26290,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 381), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 381), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26354,7 +26354,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 382), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 382), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26418,7 +26418,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 383), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 383), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26482,7 +26482,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 384), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 384), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26546,7 +26546,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyr2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 385), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 385), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26610,7 +26610,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 386), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 386), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26674,7 +26674,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCher2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 387), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 387), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26738,7 +26738,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2k_v2(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 388), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 388), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26802,7 +26802,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZher2k_v2_64(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 389), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 389), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26866,7 +26866,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 390), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 390), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26930,7 +26930,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 391), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 391), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -26994,7 +26994,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 392), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 392), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27058,7 +27058,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 393), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 393), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27122,7 +27122,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 394), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 394), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27186,7 +27186,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 395), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 395), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27250,7 +27250,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 396), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 396), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27314,7 +27314,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsyrkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 397), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 397), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27378,7 +27378,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 398), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 398), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27442,7 +27442,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCherkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 399), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 399), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27506,7 +27506,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherkx(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 400), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 400), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27570,7 +27570,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZherkx_64(cublasHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 401), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 401), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -27634,7 +27634,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 402), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 402), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27698,7 +27698,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 403), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 403), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27762,7 +27762,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 404), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 404), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27826,7 +27826,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 405), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 405), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27890,7 +27890,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 406), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 406), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -27954,7 +27954,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 407), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 407), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28018,7 +28018,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 408), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 408), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28082,7 +28082,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZsymm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 409), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 409), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28146,7 +28146,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 410), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 410), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28210,7 +28210,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasChemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 411), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 411), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28274,7 +28274,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 412), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 412), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28338,7 +28338,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZhemm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 413), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 413), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28402,7 +28402,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 414), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 414), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28465,7 +28465,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 415), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 415), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28528,7 +28528,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 416), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 416), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28591,7 +28591,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 417), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 417), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28654,7 +28654,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 418), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 418), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28717,7 +28717,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 419), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 419), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28780,7 +28780,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 420), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 420), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28843,7 +28843,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_result = call_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 421), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 421), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28906,7 +28906,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 422), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 422), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -28971,7 +28971,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 423), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 423), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29036,7 +29036,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 424), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 424), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29101,7 +29101,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 425), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 425), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29166,7 +29166,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 426), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 426), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29231,7 +29231,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 427), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 427), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29296,7 +29296,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmm_v2(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 428), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 428), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29361,7 +29361,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrmm_v2_64(cublasHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_result = call_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 429), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 429), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -29426,7 +29426,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 430), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 430), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29492,7 +29492,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 431), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 431), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29558,7 +29558,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 432), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 432), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29624,7 +29624,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 433), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 433), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29690,7 +29690,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 434), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 434), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29756,7 +29756,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 435), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 435), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29822,7 +29822,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 436), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 436), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29888,7 +29888,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 437), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 437), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -29954,7 +29954,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 438), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 438), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30020,7 +30020,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 439), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 439), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30086,7 +30086,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 440), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 440), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30155,7 +30155,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 441), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 441), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30224,7 +30224,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 442), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 442), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30293,7 +30293,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 443), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 443), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30362,7 +30362,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 444), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 444), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30431,7 +30431,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 445), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 445), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30500,7 +30500,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 446), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 446), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30569,7 +30569,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgemm3mStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 447), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 447), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30638,7 +30638,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 448), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 448), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30707,7 +30707,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 449), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 449), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30776,7 +30776,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmBatchedEx(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     cubind_result = call_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 450), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 450), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30847,7 +30847,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmBatchedEx_64(cublasHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     cubind_result = call_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 451), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 451), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30918,7 +30918,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmStridedBatchedEx(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     cubind_result = call_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 452), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 452), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -30992,7 +30992,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmStridedBatchedEx_64(cublasHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     cubind_result = call_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 453), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 453), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31066,7 +31066,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmGroupedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 454), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 454), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31133,7 +31133,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgemmGroupedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 455), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 455), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31200,7 +31200,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmGroupedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 456), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 456), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31267,7 +31267,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgemmGroupedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_result = call_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 457), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 457), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31334,7 +31334,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmGroupedBatchedEx(cublasHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     cubind_result = call_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 458), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 458), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31405,7 +31405,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasGemmGroupedBatchedEx_64(cublasHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     cubind_result = call_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 459), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 459), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transa_array", (uintptr_t)transa_array);
         cubind__trace_pointer(&cubind_call, "transb_array", (uintptr_t)transb_array);
@@ -31476,7 +31476,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 460), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 460), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31540,7 +31540,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 461), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 461), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31604,7 +31604,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 462), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 462), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31668,7 +31668,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 463), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 463), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31732,7 +31732,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 464), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 464), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31796,7 +31796,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 465), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 465), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31860,7 +31860,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeam(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 466), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 466), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31924,7 +31924,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeam_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_result = call_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 467), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 467), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -31988,7 +31988,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 468), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 468), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32052,7 +32052,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 469), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 469), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32116,7 +32116,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 470), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 470), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32180,7 +32180,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 471), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 471), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32244,7 +32244,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 472), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 472), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32308,7 +32308,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 473), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 473), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32372,7 +32372,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 474), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 474), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32436,7 +32436,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrsmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_result = call_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 475), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 475), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_14((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
@@ -32500,7 +32500,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 476), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 476), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32561,7 +32561,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 477), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 477), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32622,7 +32622,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 478), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 478), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32683,7 +32683,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 479), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 479), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32744,7 +32744,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 480), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 480), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32805,7 +32805,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 481), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 481), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32866,7 +32866,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdgmm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 482), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 482), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32927,7 +32927,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZdgmm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_result = call_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 483), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 483), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_14((long long)mode), (long long)mode);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -32988,7 +32988,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 484), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 484), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33047,7 +33047,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 485), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 485), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33106,7 +33106,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 486), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 486), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33165,7 +33165,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZmatinvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_result = call_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 487), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 487), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -33224,7 +33224,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 488), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 488), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33283,7 +33283,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 489), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 489), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33342,7 +33342,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 490), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 490), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33401,7 +33401,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgeqrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_result = call_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 491), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 491), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33460,7 +33460,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 492), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 492), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33523,7 +33523,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 493), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 493), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33586,7 +33586,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 494), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 494), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33649,7 +33649,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgelsBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_result = call_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 495), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 495), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -33712,7 +33712,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasStpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 496), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 496), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33769,7 +33769,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasDtpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 497), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 497), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33826,7 +33826,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasCtpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 498), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 498), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33883,7 +33883,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtpttr(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtpttr(handle, uplo, n, AP, A, lda);
     cubind_result = call_cublasZtpttr(handle, uplo, n, AP, A, lda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 499), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 499), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33940,7 +33940,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasStrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasStrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasStrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 500), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 500), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33997,7 +33997,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDtrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDtrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasDtrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 501), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 501), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34054,7 +34054,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCtrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCtrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasCtrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 502), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 502), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34111,7 +34111,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZtrttp(cublasHandle_t handle, cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZtrttp(handle, uplo, n, A, lda, AP);
     cubind_result = call_cublasZtrttp(handle, uplo, n, A, lda, AP);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 503), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 503), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_10((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34168,7 +34168,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 504), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 504), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34226,7 +34226,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 505), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 505), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34284,7 +34284,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 506), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 506), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34342,7 +34342,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgetrfBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
     cubind_result = call_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 507), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 507), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34400,7 +34400,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 508), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 508), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34460,7 +34460,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 509), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 509), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34520,7 +34520,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 510), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 510), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34580,7 +34580,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgetriBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_result = call_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 511), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 511), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -34640,7 +34640,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasSgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 512), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 512), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34702,7 +34702,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasDgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 513), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 513), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34764,7 +34764,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasCgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 514), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 514), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34826,7 +34826,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasZgetrsBatched(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_result = call_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 515), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 515), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34888,7 +34888,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasUint8gemmBias(cublasHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     cubind_result = call_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 516), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 516), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -34957,7 +34957,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSHgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 517), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 517), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35021,7 +35021,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSHgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 518), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 518), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35085,7 +35085,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 519), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 519), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35149,7 +35149,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasHSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 520), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 520), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35213,7 +35213,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSTgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 521), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 521), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35277,7 +35277,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSTgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 522), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 522), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35341,7 +35341,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvBatched(cublasHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 523), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 523), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35405,7 +35405,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvBatched_64(cublasHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_result = call_cublasTSSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 524), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 524), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35469,7 +35469,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSHgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 525), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 525), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35536,7 +35536,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSHgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSHgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSHgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 526), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 526), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35603,7 +35603,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 527), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 527), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35670,7 +35670,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHSSgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasHSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 528), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 528), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35737,7 +35737,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSTgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 529), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 529), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35804,7 +35804,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSTgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSTgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSTgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 530), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 530), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35871,7 +35871,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvStridedBatched(cublasHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 531), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 531), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -35938,7 +35938,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasTSSgemvStridedBatched_64(cublasHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasTSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_result = call_cublasTSSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 532), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 532), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -36005,7 +36005,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemm(cublasHandle_t handle, cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasHgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 533), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 533), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36070,7 +36070,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemm_64(cublasHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_result = call_cublasHgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 534), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 534), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36135,7 +36135,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmBatched(cublasHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasHgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 535), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 535), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36201,7 +36201,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmBatched_64(cublasHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_result = call_cublasHgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 536), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 536), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36267,7 +36267,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmStridedBatched(cublasHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasHgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 537), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 537), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);
@@ -36336,7 +36336,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasHgemmStridedBatched_64(cublasHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
         return call_cublasHgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_result = call_cublasHgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 538), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublas_symbols.table, 538), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLAS, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transa", trace_enum_9((long long)transa), (long long)transa);
         cubind__trace_enum(&cubind_call, "transb", trace_enum_9((long long)transb), (long long)transb);

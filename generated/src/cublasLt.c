@@ -560,7 +560,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtCreate(cublasLtHandle_t *lightH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtCreate(lightHandle);
     cubind_result = call_cublasLtCreate(lightHandle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -612,7 +612,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtDestroy(cublasLtHandle_t lightH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtDestroy(lightHandle);
     cubind_result = call_cublasLtDestroy(lightHandle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -830,7 +830,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtGetProperty(libraryPropertyType
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtGetProperty(type, value);
     cubind_result = call_cublasLtGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -883,7 +883,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheGetCapacity(size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtHeuristicsCacheGetCapacity(capacity);
     cubind_result = call_cublasLtHeuristicsCacheGetCapacity(capacity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capacity", (uintptr_t)capacity);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -935,7 +935,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheSetCapacity(size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtHeuristicsCacheSetCapacity(capacity);
     cubind_result = call_cublasLtHeuristicsCacheSetCapacity(capacity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "capacity", (unsigned long long)capacity);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1029,7 +1029,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmul(cublasLtHandle_t lightHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     cubind_result = call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "computeDesc", (uintptr_t)computeDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -1096,7 +1096,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransform(cublasLtHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     cubind_result = call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -1158,7 +1158,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutInit_internal(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
     cubind_result = call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
@@ -1215,7 +1215,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutCreate(cublasLtMatr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
     cubind_result = call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
         cubind__trace_unsigned(&cubind_call, "rows", (unsigned long long)rows);
@@ -1271,7 +1271,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutDestroy(cublasLtMat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutDestroy(matLayout);
     cubind_result = call_cublasLtMatrixLayoutDestroy(matLayout);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1323,7 +1323,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutSetAttribute(cublas
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1378,7 +1378,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutGetAttribute(cublas
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1434,7 +1434,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescInit_internal(cublasL
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
     cubind_result = call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
@@ -1489,7 +1489,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescCreate(cublasLtMatmul
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
     cubind_result = call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -1543,7 +1543,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescDestroy(cublasLtMatmu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescDestroy(matmulDesc);
     cubind_result = call_cublasLtMatmulDescDestroy(matmulDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1595,7 +1595,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescSetAttribute(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1650,7 +1650,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescGetAttribute(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1706,7 +1706,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescInit_interna
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
     cubind_result = call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -1760,7 +1760,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescCreate(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
     cubind_result = call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1813,7 +1813,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescDestroy(cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescDestroy(transformDesc);
     cubind_result = call_cublasLtMatrixTransformDescDestroy(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1865,7 +1865,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescSetAttribute
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1920,7 +1920,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescGetAttribute
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1976,7 +1976,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescInit_internal(cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescInit_internal(emulationDesc, size);
     cubind_result = call_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2029,7 +2029,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescCreate(cublasLtEmu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescCreate(emulationDesc);
     cubind_result = call_cublasLtEmulationDescCreate(emulationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 28), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 28), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2081,7 +2081,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescDestroy(cublasLtEm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescDestroy(emulationDesc);
     cubind_result = call_cublasLtEmulationDescDestroy(emulationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 29), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 29), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2133,7 +2133,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescSetAttribute(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2188,7 +2188,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescGetAttribute(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2244,7 +2244,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceInit_internal(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceInit_internal(pref, size);
     cubind_result = call_cublasLtMatmulPreferenceInit_internal(pref, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2297,7 +2297,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceCreate(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceCreate(pref);
     cubind_result = call_cublasLtMatmulPreferenceCreate(pref);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2349,7 +2349,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceDestroy(cublasL
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceDestroy(pref);
     cubind_result = call_cublasLtMatmulPreferenceDestroy(pref);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2401,7 +2401,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceSetAttribute(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2456,7 +2456,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceGetAttribute(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2512,7 +2512,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetHeuristic(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     cubind_result = call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
         cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
@@ -2573,7 +2573,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetIds(cublasLtHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     cubind_result = call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -2634,7 +2634,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoInit(cublasLtHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     cubind_result = call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -2694,7 +2694,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCheck(cublasLtHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     cubind_result = call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
         cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
@@ -2753,7 +2753,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCapGetAttribute(const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_9((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2809,7 +2809,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigSetAttribute(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2864,7 +2864,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigGetAttribute(co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2920,7 +2920,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetCallback(cublasLtLogge
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetCallback(callback);
     cubind_result = call_cublasLtLoggerSetCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2972,7 +2972,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetFile(FILE *file)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetFile(file);
     cubind_result = call_cublasLtLoggerSetFile(file);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3024,7 +3024,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerOpenFile(const char *logF
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerOpenFile(logFile);
     cubind_result = call_cublasLtLoggerOpenFile(logFile);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3076,7 +3076,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetLevel(int level)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetLevel(level);
     cubind_result = call_cublasLtLoggerSetLevel(level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "level", (long long)level);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3128,7 +3128,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetMask(int mask)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetMask(mask);
     cubind_result = call_cublasLtLoggerSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "mask", (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3180,7 +3180,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerForceDisable(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerForceDisable();
     cubind_result = call_cublasLtLoggerForceDisable();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 49), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 49), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }

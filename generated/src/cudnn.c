@@ -2415,7 +2415,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnQueryRuntimeError(cudnnHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
     cubind_result = call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 5), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 5), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rstatus", (uintptr_t)rstatus);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
@@ -2470,7 +2470,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetProperty(libraryPropertyType typ
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetProperty(type, value);
     cubind_result = call_cudnnGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 6), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 6), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2523,7 +2523,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreate(cudnnHandle_t *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreate(handle);
     cubind_result = call_cudnnCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 7), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 7), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2575,7 +2575,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroy(cudnnHandle_t handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroy(handle);
     cubind_result = call_cudnnDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 8), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 8), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2627,7 +2627,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetStream(cudnnHandle_t handle, cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetStream(handle, streamId);
     cubind_result = call_cudnnSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 9), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 9), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2680,7 +2680,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetStream(cudnnHandle_t handle, cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetStream(handle, streamId);
     cubind_result = call_cudnnGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 10), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 10), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2733,7 +2733,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCallback(unsigned int mask, void
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCallback(mask, udata, fptr);
     cubind_result = call_cudnnSetCallback(mask, udata, fptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 11), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 11), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
         cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
@@ -2787,7 +2787,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCallback(unsigned int *mask, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCallback(mask, udata, fptr);
     cubind_result = call_cudnnGetCallback(mask, udata, fptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 12), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 12), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mask", (uintptr_t)mask);
         cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
@@ -2841,7 +2841,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGraphVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGraphVersionCheck();
     cubind_result = call_cudnnGraphVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 13), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 13), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2892,7 +2892,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendCreateDescriptor(cudnnBacken
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
     cubind_result = call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 14), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 14), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "descriptorType", trace_enum_3((long long)descriptorType), (long long)descriptorType);
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2945,7 +2945,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendDestroyDescriptor(cudnnBacke
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendDestroyDescriptor(descriptor);
     cubind_result = call_cudnnBackendDestroyDescriptor(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 15), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 15), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2997,7 +2997,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendInitialize(cudnnBackendDescr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendInitialize(descriptor);
     cubind_result = call_cudnnBackendInitialize(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 16), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 16), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3049,7 +3049,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendFinalize(cudnnBackendDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendFinalize(descriptor);
     cubind_result = call_cudnnBackendFinalize(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 17), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 17), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3101,7 +3101,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendSetAttribute(cudnnBackendDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     cubind_result = call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 18), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 18), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
         cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
@@ -3157,7 +3157,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendGetAttribute(const cudnnBack
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     cubind_result = call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 19), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 19), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
         cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
@@ -3214,7 +3214,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendExecute(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendExecute(handle, executionPlan, variantPack);
     cubind_result = call_cudnnBackendExecute(handle, executionPlan, variantPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 20), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 20), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
         cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
@@ -3268,7 +3268,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendPopulateCudaGraph(cudnnHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
     cubind_result = call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 21), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 21), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
         cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
@@ -3323,7 +3323,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendUpdateCudaGraph(cudnnHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
     cubind_result = call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 22), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 22), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
         cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
@@ -3378,7 +3378,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorDescriptor(cudnnTensorD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateTensorDescriptor(tensorDesc);
     cubind_result = call_cudnnCreateTensorDescriptor(tensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 23), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 23), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3430,7 +3430,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptor(cudnnTensorDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
     cubind_result = call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 24), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 24), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
@@ -3488,7 +3488,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptorEx(cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_result = call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 25), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 25), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -3549,7 +3549,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensor4dDescriptor(const cudnnTe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_result = call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 26), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 26), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -3610,7 +3610,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptor(cudnnTensorDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
     cubind_result = call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 27), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 27), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
@@ -3666,7 +3666,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptorEx(cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
     cubind_result = call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 28), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 28), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
@@ -3722,7 +3722,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorNdDescriptor(const cudnnTe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     cubind_result = call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 29), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 29), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
@@ -3779,7 +3779,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorSizeInBytes(const cudnnTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensorSizeInBytes(tensorDesc, size);
     cubind_result = call_cudnnGetTensorSizeInBytes(tensorDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 30), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 30), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3832,7 +3832,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorDescriptor(cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyTensorDescriptor(tensorDesc);
     cubind_result = call_cudnnDestroyTensorDescriptor(tensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 31), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 31), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3884,7 +3884,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnInitTransformDest(const cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
     cubind_result = call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 32), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 32), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
         cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
@@ -3939,7 +3939,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorTransformDescriptor(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateTensorTransformDescriptor(transformDesc);
     cubind_result = call_cudnnCreateTensorTransformDescriptor(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 33), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 33), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3991,7 +3991,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorTransformDescriptor(cudnnT
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_result = call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 34), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 34), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_unsigned(&cubind_call, "nbDims", (unsigned long long)nbDims);
         cubind__trace_enum(&cubind_call, "destFormat", trace_enum_6((long long)destFormat), (long long)destFormat);
@@ -4049,7 +4049,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorTransformDescriptor(cudnnT
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_result = call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 35), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 35), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_unsigned(&cubind_call, "nbDimsRequested", (unsigned long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "destFormat", (uintptr_t)destFormat);
@@ -4107,7 +4107,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorTransformDescriptor(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyTensorTransformDescriptor(transformDesc);
     cubind_result = call_cudnnDestroyTensorTransformDescriptor(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 36), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 36), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4159,7 +4159,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensor(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 37), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 37), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -4217,7 +4217,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensorEx(cudnnHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_result = call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 38), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 38), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -4276,7 +4276,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnAddTensor(cudnnHandle_t handle, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
     cubind_result = call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 39), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 39), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
@@ -4334,7 +4334,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateOpTensorDescriptor(cudnnOpTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateOpTensorDescriptor(opTensorDesc);
     cubind_result = call_cudnnCreateOpTensorDescriptor(opTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 40), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 40), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4386,7 +4386,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetOpTensorDescriptor(cudnnOpTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_result = call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 41), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 41), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_enum(&cubind_call, "opTensorOp", trace_enum_9((long long)opTensorOp), (long long)opTensorOp);
         cubind__trace_enum(&cubind_call, "opTensorCompType", trace_enum_7((long long)opTensorCompType), (long long)opTensorCompType);
@@ -4441,7 +4441,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetOpTensorDescriptor(const cudnnOp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_result = call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 42), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 42), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_pointer(&cubind_call, "opTensorOp", (uintptr_t)opTensorOp);
         cubind__trace_pointer(&cubind_call, "opTensorCompType", (uintptr_t)opTensorCompType);
@@ -4496,7 +4496,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyOpTensorDescriptor(cudnnOpTe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
     cubind_result = call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 43), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 43), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4548,7 +4548,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnOpTensor(cudnnHandle_t handle, cons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     cubind_result = call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 44), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 44), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
@@ -4610,7 +4610,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateReduceTensorDescriptor(cudnnR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
     cubind_result = call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 45), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 45), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4662,7 +4662,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetReduceTensorDescriptor(cudnnRedu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_result = call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 46), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 46), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_enum(&cubind_call, "reduceTensorOp", trace_enum_11((long long)reduceTensorOp), (long long)reduceTensorOp);
         cubind__trace_enum(&cubind_call, "reduceTensorCompType", trace_enum_7((long long)reduceTensorCompType), (long long)reduceTensorCompType);
@@ -4719,7 +4719,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReduceTensorDescriptor(const cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_result = call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 47), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 47), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "reduceTensorOp", (uintptr_t)reduceTensorOp);
         cubind__trace_pointer(&cubind_call, "reduceTensorCompType", (uintptr_t)reduceTensorCompType);
@@ -4776,7 +4776,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyReduceTensorDescriptor(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
     cubind_result = call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 48), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 48), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4828,7 +4828,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionIndicesSize(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_result = call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 49), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 49), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
@@ -4884,7 +4884,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionWorkspaceSize(cudnnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_result = call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 50), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 50), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
@@ -4940,7 +4940,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnReduceTensor(cudnnHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     cubind_result = call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 51), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 51), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "indices", (uintptr_t)indices);
@@ -5003,7 +5003,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor(cudnnHandle_t handle, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensor(handle, yDesc, y, valuePtr);
     cubind_result = call_cudnnSetTensor(handle, yDesc, y, valuePtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 52), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 52), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
         cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
@@ -5058,7 +5058,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnScaleTensor(cudnnHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnScaleTensor(handle, yDesc, y, alpha);
     cubind_result = call_cudnnScaleTensor(handle, yDesc, y, alpha);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 53), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 53), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
         cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
@@ -5113,7 +5113,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFilterDescriptor(cudnnFilterD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFilterDescriptor(filterDesc);
     cubind_result = call_cudnnCreateFilterDescriptor(filterDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 54), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 54), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5165,7 +5165,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilter4dDescriptor(cudnnFilterDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     cubind_result = call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 55), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 55), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
@@ -5223,7 +5223,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilter4dDescriptor(const cudnnFi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     cubind_result = call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 56), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 56), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
@@ -5281,7 +5281,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilterNdDescriptor(cudnnFilterDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
     cubind_result = call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 57), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 57), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
@@ -5337,7 +5337,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterNdDescriptor(const cudnnFi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     cubind_result = call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 58), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 58), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
@@ -5394,7 +5394,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterSizeInBytes(const cudnnFil
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFilterSizeInBytes(filterDesc, size);
     cubind_result = call_cudnnGetFilterSizeInBytes(filterDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 59), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 59), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5447,7 +5447,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformFilter(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_result = call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 60), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 60), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -5506,7 +5506,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFilterDescriptor(cudnnFilter
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFilterDescriptor(filterDesc);
     cubind_result = call_cudnnDestroyFilterDescriptor(filterDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 61), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 61), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5558,7 +5558,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxForward(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 62), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 62), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
@@ -5618,7 +5618,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreatePoolingDescriptor(cudnnPoolin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreatePoolingDescriptor(poolingDesc);
     cubind_result = call_cudnnCreatePoolingDescriptor(poolingDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 63), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 63), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5670,7 +5670,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetPooling2dDescriptor(cudnnPooling
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_result = call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 64), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 64), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
@@ -5730,7 +5730,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dDescriptor(const cudnnP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_result = call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 65), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 65), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_pointer(&cubind_call, "maxpoolingNanOpt", (uintptr_t)maxpoolingNanOpt);
@@ -5790,7 +5790,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetPoolingNdDescriptor(cudnnPooling
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_result = call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 66), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 66), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
@@ -5848,7 +5848,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdDescriptor(const cudnnP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_result = call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 67), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 67), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
@@ -5907,7 +5907,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdForwardOutputDim(const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     cubind_result = call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 68), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 68), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
@@ -5962,7 +5962,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dForwardOutputDim(const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
     cubind_result = call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 69), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 69), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -6019,7 +6019,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyPoolingDescriptor(cudnnPooli
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyPoolingDescriptor(poolingDesc);
     cubind_result = call_cudnnDestroyPoolingDescriptor(poolingDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 70), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 70), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6071,7 +6071,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingForward(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 71), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 71), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -6130,7 +6130,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateActivationDescriptor(cudnnAct
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateActivationDescriptor(activationDesc);
     cubind_result = call_cudnnCreateActivationDescriptor(activationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 72), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 72), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6182,7 +6182,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptor(cudnnActiva
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     cubind_result = call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 73), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 73), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_17((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "reluNanOpt", trace_enum_10((long long)reluNanOpt), (long long)reluNanOpt);
@@ -6237,7 +6237,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptor(const cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     cubind_result = call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 74), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 74), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_pointer(&cubind_call, "reluNanOpt", (uintptr_t)reluNanOpt);
@@ -6292,7 +6292,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptorSwishBeta(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     cubind_result = call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 75), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 75), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_floating(&cubind_call, "swish_beta", (double)swish_beta);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6345,7 +6345,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptorSwishBeta(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     cubind_result = call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 76), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 76), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "swish_beta", (uintptr_t)swish_beta);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6398,7 +6398,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyActivationDescriptor(cudnnAc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyActivationDescriptor(activationDesc);
     cubind_result = call_cudnnDestroyActivationDescriptor(activationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 77), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 77), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6450,7 +6450,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnActivationForward(cudnnHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 78), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 78), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -6509,7 +6509,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateLRNDescriptor(cudnnLRNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateLRNDescriptor(normDesc);
     cubind_result = call_cudnnCreateLRNDescriptor(normDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 79), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 79), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6561,7 +6561,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetLRNDescriptor(cudnnLRNDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_result = call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 80), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 80), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_unsigned(&cubind_call, "lrnN", (unsigned long long)lrnN);
         cubind__trace_floating(&cubind_call, "lrnAlpha", (double)lrnAlpha);
@@ -6617,7 +6617,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetLRNDescriptor(cudnnLRNDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_result = call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 81), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 81), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_pointer(&cubind_call, "lrnN", (uintptr_t)lrnN);
         cubind__trace_pointer(&cubind_call, "lrnAlpha", (uintptr_t)lrnAlpha);
@@ -6673,7 +6673,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyLRNDescriptor(cudnnLRNDescri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyLRNDescriptor(lrnDesc);
     cubind_result = call_cudnnDestroyLRNDescriptor(lrnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 82), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 82), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "lrnDesc", (uintptr_t)lrnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6725,7 +6725,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelForward(cudnnHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 83), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 83), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
@@ -6785,7 +6785,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationForward(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     cubind_result = call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 84), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 84), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
@@ -6848,7 +6848,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveBNTensorDescriptor(cudnnTenso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
     cubind_result = call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 85), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 85), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "derivedBnDesc", (uintptr_t)derivedBnDesc);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
@@ -6902,7 +6902,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardInference(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     cubind_result = call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 86), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 86), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -6967,7 +6967,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveNormTensorDescriptor(cudnnTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     cubind_result = call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 87), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 87), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "derivedNormScaleBiasDesc", (uintptr_t)derivedNormScaleBiasDesc);
         cubind__trace_pointer(&cubind_call, "derivedNormMeanVarDesc", (uintptr_t)derivedNormMeanVarDesc);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -7023,7 +7023,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardInference(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     cubind_result = call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 88), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 88), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -7095,7 +7095,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSpatialTransformerDescriptor(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateSpatialTransformerDescriptor(stDesc);
     cubind_result = call_cudnnCreateSpatialTransformerDescriptor(stDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 89), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 89), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7147,7 +7147,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetSpatialTransformerNdDescriptor(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
     cubind_result = call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 90), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 90), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_enum(&cubind_call, "samplerType", trace_enum_24((long long)samplerType), (long long)samplerType);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
@@ -7203,7 +7203,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySpatialTransformerDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroySpatialTransformerDescriptor(stDesc);
     cubind_result = call_cudnnDestroySpatialTransformerDescriptor(stDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 91), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 91), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7255,7 +7255,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorForward(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
     cubind_result = call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 92), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 92), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "theta", (uintptr_t)theta);
@@ -7310,7 +7310,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerForward(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     cubind_result = call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 93), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 93), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7370,7 +7370,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateDropoutDescriptor(cudnnDropou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateDropoutDescriptor(dropoutDesc);
     cubind_result = call_cudnnCreateDropoutDescriptor(dropoutDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 94), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 94), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7422,7 +7422,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyDropoutDescriptor(cudnnDropo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyDropoutDescriptor(dropoutDesc);
     cubind_result = call_cudnnDestroyDropoutDescriptor(dropoutDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 95), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 95), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7474,7 +7474,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetStatesSize(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
     cubind_result = call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 96), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 96), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7527,7 +7527,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetReserveSpaceSize(cudnnTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
     cubind_result = call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 97), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 97), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
         cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7580,7 +7580,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetDropoutDescriptor(cudnnDropoutDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_result = call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 98), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 98), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
@@ -7637,7 +7637,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRestoreDropoutDescriptor(cudnnDropo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_result = call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 99), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 99), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
@@ -7694,7 +7694,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetDropoutDescriptor(cudnnDropoutDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
     cubind_result = call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 100), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 100), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "dropout", (uintptr_t)dropout);
@@ -7750,7 +7750,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutForward(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 101), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 101), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
@@ -7809,7 +7809,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnOpsVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnOpsVersionCheck();
     cubind_result = call_cudnnOpsVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 102), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 102), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -7860,7 +7860,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxBackward(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     cubind_result = call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 103), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 103), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
@@ -7922,7 +7922,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingBackward(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_result = call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 104), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 104), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7985,7 +7985,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnActivationBackward(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_result = call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 105), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 105), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8048,7 +8048,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelBackward(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_result = call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 106), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 106), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
@@ -8112,7 +8112,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationBackward(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     cubind_result = call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 107), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 107), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
@@ -8177,7 +8177,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationForwardTrainin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     cubind_result = call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 108), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 108), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8237,7 +8237,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationBackwardExWork
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     cubind_result = call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 109), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 109), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8299,7 +8299,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationTrainingExRese
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     cubind_result = call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 110), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 110), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8356,7 +8356,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTraining(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     cubind_result = call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 111), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 111), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8424,7 +8424,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTrainingEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 112), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 112), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8500,7 +8500,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackward(cudnnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     cubind_result = call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 113), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 113), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
@@ -8570,7 +8570,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackwardEx(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 114), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 114), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8651,7 +8651,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationForwardTrainingWork
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_result = call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 115), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 115), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8714,7 +8714,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationBackwardWorkspaceSi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_result = call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 116), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 116), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8779,7 +8779,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationTrainingReserveSpac
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     cubind_result = call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 117), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 117), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8838,7 +8838,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardTraining(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_result = call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 118), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 118), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8917,7 +8917,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationBackward(cudnnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_result = call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 119), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 119), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -9001,7 +9001,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorBackward(cudn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
     cubind_result = call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 120), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 120), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "dgrid", (uintptr_t)dgrid);
@@ -9056,7 +9056,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerBackward(cudnnHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     cubind_result = call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 121), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 121), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9121,7 +9121,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutBackward(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 122), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 122), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "dydesc", (uintptr_t)dydesc);
@@ -9180,7 +9180,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDescriptor(cudnnRNNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateRNNDescriptor(rnnDesc);
     cubind_result = call_cudnnCreateRNNDescriptor(rnnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 123), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 123), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9232,7 +9232,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDescriptor(cudnnRNNDescri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyRNNDescriptor(rnnDesc);
     cubind_result = call_cudnnDestroyRNNDescriptor(rnnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 124), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 124), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9284,7 +9284,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDescriptor_v8(cudnnRNNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_result = call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 125), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 125), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_26((long long)algo), (long long)algo);
         cubind__trace_enum(&cubind_call, "cellMode", trace_enum_27((long long)cellMode), (long long)cellMode);
@@ -9350,7 +9350,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDescriptor_v8(cudnnRNNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_result = call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 126), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 126), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_pointer(&cubind_call, "cellMode", (uintptr_t)cellMode);
@@ -9416,7 +9416,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_result = call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 127), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 127), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
         cubind__trace_enum(&cubind_call, "clipNanOpt", trace_enum_10((long long)clipNanOpt), (long long)clipNanOpt);
@@ -9472,7 +9472,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
     cubind_result = call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 128), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 128), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
         cubind__trace_floating(&cubind_call, "lclip", (double)lclip);
@@ -9527,7 +9527,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_result = call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 129), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 129), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
         cubind__trace_pointer(&cubind_call, "clipNanOpt", (uintptr_t)clipNanOpt);
@@ -9583,7 +9583,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
     cubind_result = call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 130), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 130), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
         cubind__trace_pointer(&cubind_call, "lclip", (uintptr_t)lclip);
@@ -9638,7 +9638,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBuildRNNDynamic(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
     cubind_result = call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 131), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 131), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_signed(&cubind_call, "miniBatch", (long long)miniBatch);
@@ -9692,7 +9692,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNTempSpaceSizes(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     cubind_result = call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 132), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 132), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
@@ -9749,7 +9749,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightSpaceSize(cudnnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
     cubind_result = call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 133), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 133), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "weightSpaceSize", (uintptr_t)weightSpaceSize);
@@ -9803,7 +9803,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightParams(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     cubind_result = call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 134), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 134), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_signed(&cubind_call, "pseudoLayer", (long long)pseudoLayer);
@@ -9864,7 +9864,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDataDescriptor(cudnnRNNDat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
     cubind_result = call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 135), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 135), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9916,7 +9916,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDataDescriptor(cudnnRNNDa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
     cubind_result = call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 136), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 136), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9968,7 +9968,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDataDescriptor(cudnnRNNDataDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     cubind_result = call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 137), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 137), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_enum(&cubind_call, "layout", trace_enum_34((long long)layout), (long long)layout);
@@ -10027,7 +10027,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDataDescriptor(cudnnRNNDataDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     cubind_result = call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 138), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 138), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "layout", (uintptr_t)layout);
@@ -10087,7 +10087,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNForward(cudnnHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_result = call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 139), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 139), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
@@ -10158,7 +10158,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSeqDataDescriptor(cudnnSeqDat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateSeqDataDescriptor(seqDataDesc);
     cubind_result = call_cudnnCreateSeqDataDescriptor(seqDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 140), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 140), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10210,7 +10210,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySeqDataDescriptor(cudnnSeqDa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroySeqDataDescriptor(seqDataDesc);
     cubind_result = call_cudnnDestroySeqDataDescriptor(seqDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 141), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 141), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10262,7 +10262,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetSeqDataDescriptor(cudnnSeqDataDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     cubind_result = call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 142), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 142), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
@@ -10321,7 +10321,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetSeqDataDescriptor(const cudnnSeq
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     cubind_result = call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 143), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 143), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
@@ -10382,7 +10382,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateAttnDescriptor(cudnnAttnDescr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateAttnDescriptor(attnDesc);
     cubind_result = call_cudnnCreateAttnDescriptor(attnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 144), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 144), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10434,7 +10434,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyAttnDescriptor(cudnnAttnDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyAttnDescriptor(attnDesc);
     cubind_result = call_cudnnDestroyAttnDescriptor(attnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 145), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 145), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10486,7 +10486,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetAttnDescriptor(cudnnAttnDescript
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_result = call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 146), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 146), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_unsigned(&cubind_call, "attnMode", (unsigned long long)attnMode);
         cubind__trace_signed(&cubind_call, "nHeads", (long long)nHeads);
@@ -10557,7 +10557,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetAttnDescriptor(cudnnAttnDescript
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_result = call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 147), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 147), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_pointer(&cubind_call, "attnMode", (uintptr_t)attnMode);
         cubind__trace_pointer(&cubind_call, "nHeads", (uintptr_t)nHeads);
@@ -10628,7 +10628,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnBuffers(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 148), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 148), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_pointer(&cubind_call, "weightSizeInBytes", (uintptr_t)weightSizeInBytes);
@@ -10684,7 +10684,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnWeights(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     cubind_result = call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 149), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 149), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_enum(&cubind_call, "wKind", trace_enum_35((long long)wKind), (long long)wKind);
@@ -10742,7 +10742,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnForward(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_result = call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 150), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 150), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_signed(&cubind_call, "currIdx", (long long)currIdx);
@@ -10815,7 +10815,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnAdvVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnAdvVersionCheck();
     cubind_result = call_cudnnAdvVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 151), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 151), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -10866,7 +10866,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardData_v8(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_result = call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 152), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 152), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
@@ -10939,7 +10939,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardWeights_v8(cudnnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_result = call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 153), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 153), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
@@ -11006,7 +11006,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardData(cudnnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_result = call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 154), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 154), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_pointer(&cubind_call, "loWinIdx", (uintptr_t)loWinIdx);
@@ -11080,7 +11080,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardWeights(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_result = call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 155), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 155), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
@@ -11149,7 +11149,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateCTCLossDescriptor(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
     cubind_result = call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 156), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 156), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11201,7 +11201,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor(cudnnCTCLossDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
     cubind_result = call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 157), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 157), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11254,7 +11254,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptorEx(cudnnCTCLoss
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     cubind_result = call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 158), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 158), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
@@ -11309,7 +11309,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v8(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_result = call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 159), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 159), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
@@ -11365,7 +11365,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v9(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_result = call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 160), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 160), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
@@ -11421,7 +11421,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor(cudnnCTCLossDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
     cubind_result = call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 161), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 161), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11474,7 +11474,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptorEx(cudnnCTCLoss
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     cubind_result = call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 162), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 162), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
@@ -11529,7 +11529,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v8(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_result = call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 163), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 163), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
@@ -11585,7 +11585,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v9(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_result = call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 164), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 164), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
@@ -11641,7 +11641,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyCTCLossDescriptor(cudnnCTCLo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
     cubind_result = call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 165), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 165), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11693,7 +11693,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss(cudnnHandle_t handle, const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     cubind_result = call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 166), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 166), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
         cubind__trace_pointer(&cubind_call, "probs", (uintptr_t)probs);
@@ -11757,7 +11757,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss_v8(cudnnHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     cubind_result = call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 167), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 167), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
@@ -11821,7 +11821,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     cubind_result = call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 168), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 168), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
         cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
@@ -11881,7 +11881,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize_v8(cudnnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     cubind_result = call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 169), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 169), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
@@ -11938,7 +11938,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateConvolutionDescriptor(cudnnCo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateConvolutionDescriptor(convDesc);
     cubind_result = call_cudnnCreateConvolutionDescriptor(convDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 170), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 170), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11990,7 +11990,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyConvolutionDescriptor(cudnnC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyConvolutionDescriptor(convDesc);
     cubind_result = call_cudnnDestroyConvolutionDescriptor(convDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 171), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 171), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12042,7 +12042,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionMathType(cudnnConvolu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionMathType(convDesc, mathType);
     cubind_result = call_cudnnSetConvolutionMathType(convDesc, mathType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 172), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 172), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12095,7 +12095,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionMathType(cudnnConvolu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionMathType(convDesc, mathType);
     cubind_result = call_cudnnGetConvolutionMathType(convDesc, mathType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 173), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 173), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12148,7 +12148,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionGroupCount(cudnnConvo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
     cubind_result = call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 174), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 174), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "groupCount", (long long)groupCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12201,7 +12201,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionGroupCount(cudnnConvo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
     cubind_result = call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 175), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 175), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "groupCount", (uintptr_t)groupCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12254,7 +12254,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionReorderType(cudnnConv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionReorderType(convDesc, reorderType);
     cubind_result = call_cudnnSetConvolutionReorderType(convDesc, reorderType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 176), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 176), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12307,7 +12307,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionReorderType(cudnnConv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionReorderType(convDesc, reorderType);
     cubind_result = call_cudnnGetConvolutionReorderType(convDesc, reorderType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 177), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 177), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "reorderType", (uintptr_t)reorderType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12360,7 +12360,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolution2dDescriptor(cudnnCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_result = call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 178), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 178), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "pad_h", (long long)pad_h);
         cubind__trace_signed(&cubind_call, "pad_w", (long long)pad_w);
@@ -12420,7 +12420,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dDescriptor(const cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_result = call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 179), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 179), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "pad_h", (uintptr_t)pad_h);
         cubind__trace_pointer(&cubind_call, "pad_w", (uintptr_t)pad_w);
@@ -12480,7 +12480,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionNdDescriptor(cudnnCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     cubind_result = call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 180), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 180), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "arrayLength", (long long)arrayLength);
         cubind__trace_pointer(&cubind_call, "padA", (uintptr_t)padA);
@@ -12538,7 +12538,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdDescriptor(const cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     cubind_result = call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 181), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 181), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "arrayLengthRequested", (long long)arrayLengthRequested);
         cubind__trace_pointer(&cubind_call, "arrayLength", (uintptr_t)arrayLength);
@@ -12597,7 +12597,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dForwardOutputDim(co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     cubind_result = call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 182), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 182), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
@@ -12655,7 +12655,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdForwardOutputDim(co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     cubind_result = call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 183), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 183), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
@@ -12711,7 +12711,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithmMaxCo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
     cubind_result = call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 184), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 184), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12764,7 +12764,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithm_v7(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 185), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 185), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
@@ -12823,7 +12823,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithm(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 186), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 186), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
@@ -12882,7 +12882,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithmEx(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_result = call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 187), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 187), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -12946,7 +12946,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnIm2Col(cudnnHandle_t handle, const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
     cubind_result = call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 188), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 188), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13003,7 +13003,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnReorderFilterAndBias(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     cubind_result = call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 189), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 189), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
@@ -13062,7 +13062,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardWorkspaceSize(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     cubind_result = call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 190), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 190), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
@@ -13120,7 +13120,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionForward(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     cubind_result = call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 191), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 191), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -13184,7 +13184,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBiasActivationForward(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     cubind_result = call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 192), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 192), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -13253,7 +13253,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
     cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 193), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 193), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13306,7 +13306,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorith
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 194), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 194), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -13365,7 +13365,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorith
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 195), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 195), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
         cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
@@ -13429,7 +13429,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 196), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 196), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
@@ -13488,7 +13488,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataWorkspace
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     cubind_result = call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 197), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 197), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -13546,7 +13546,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardData(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     cubind_result = call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 198), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 198), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
@@ -13610,7 +13610,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFoldedConvBackwardDataDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     cubind_result = call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 199), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 199), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
@@ -13675,7 +13675,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCnnVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCnnVersionCheck();
     cubind_result = call_cudnnCnnVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 200), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 200), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -13726,7 +13726,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
     cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 201), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 201), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13779,7 +13779,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgori
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 202), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 202), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -13838,7 +13838,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgori
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 203), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 203), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13902,7 +13902,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 204), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 204), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
         cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
@@ -13961,7 +13961,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterWorkspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     cubind_result = call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 205), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 205), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -14019,7 +14019,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardFilter(cudnnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     cubind_result = call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 206), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 206), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -14083,7 +14083,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardBias(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     cubind_result = call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 207), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 207), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -14141,7 +14141,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsConstParamPack(cudnnF
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
     cubind_result = call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 208), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 208), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14194,7 +14194,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsConstParamPack(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFusedOpsConstParamPack(constPack);
     cubind_result = call_cudnnDestroyFusedOpsConstParamPack(constPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 209), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 209), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -14246,7 +14246,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsConstParamPackAttribute(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
     cubind_result = call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 210), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 210), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
@@ -14300,7 +14300,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsConstParamPackAttribute(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
     cubind_result = call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 211), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 211), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
@@ -14355,7 +14355,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsVariantParamPack(cudn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
     cubind_result = call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 212), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 212), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14408,7 +14408,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsVariantParamPack(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFusedOpsVariantParamPack(varPack);
     cubind_result = call_cudnnDestroyFusedOpsVariantParamPack(varPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 213), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 213), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -14460,7 +14460,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsVariantParamPackAttribut
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     cubind_result = call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 214), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 214), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
@@ -14514,7 +14514,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsVariantParamPackAttribut
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     cubind_result = call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 215), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 215), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
@@ -14568,7 +14568,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsPlan(cudnnFusedOpsPla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFusedOpsPlan(plan, ops);
     cubind_result = call_cudnnCreateFusedOpsPlan(plan, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 216), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 216), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14621,7 +14621,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFusedOpsPlan(plan);
     cubind_result = call_cudnnDestroyFusedOpsPlan(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 217), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 217), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -14673,7 +14673,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMakeFusedOpsPlan(cudnnHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
     cubind_result = call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 218), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 218), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
@@ -14728,7 +14728,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFusedOpsExecute(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFusedOpsExecute(handle, plan, varPack);
     cubind_result = call_cudnnFusedOpsExecute(handle, plan, varPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 219), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 219), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);

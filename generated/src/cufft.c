@@ -495,7 +495,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cuf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan1d(plan, nx, type, batch);
     cubind_result = call_cufftPlan1d(plan, nx, type, batch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 0), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 0), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -550,7 +550,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan2d(plan, nx, ny, type);
     cubind_result = call_cufftPlan2d(plan, nx, ny, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 1), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 1), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -605,7 +605,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan3d(plan, nx, ny, nz, type);
     cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 2), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 2), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -661,7 +661,7 @@ static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 3), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 3), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -723,7 +723,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
     cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 4), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 4), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -779,7 +779,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
     cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 5), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 5), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -835,7 +835,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 6), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 6), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -892,7 +892,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int ra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 7), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 7), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -955,7 +955,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 8), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 8), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -1018,7 +1018,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 9), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 9), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -1081,7 +1081,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate1d(nx, type, batch, workSize);
     cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 10), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 10), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_signed(&cubind_call, "batch", (long long)batch);
@@ -1136,7 +1136,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate2d(nx, ny, type, workSize);
     cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 11), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 11), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -1191,7 +1191,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate3d(nx, ny, nz, type, workSize);
     cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 12), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 12), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
         cubind__trace_signed(&cubind_call, "nz", (long long)nz);
@@ -1247,7 +1247,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 13), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 13), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
         cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
@@ -1309,7 +1309,7 @@ static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftCreate(handle);
     cubind_result = call_cufftCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 14), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 14), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1361,7 +1361,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize1d(handle, nx, type, batch, workSize);
     cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 15), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 15), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -1417,7 +1417,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize2d(handle, nx, ny, type, workSize);
     cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 16), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 16), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -1473,7 +1473,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 17), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 17), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -1530,7 +1530,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 18), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 18), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -1593,7 +1593,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *w
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize(handle, workSize);
     cubind_result = call_cufftGetSize(handle, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 19), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 19), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1646,7 +1646,7 @@ static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *w
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetWorkArea(plan, workArea);
     cubind_result = call_cufftSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 20), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 20), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1699,7 +1699,7 @@ static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetAutoAllocation(plan, autoAllocate);
     cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 21), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 21), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "autoAllocate", (long long)autoAllocate);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1752,7 +1752,7 @@ static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComple
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecC2C(plan, idata, odata, direction);
     cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 22), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 22), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1807,7 +1807,7 @@ static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecR2C(plan, idata, odata);
     cubind_result = call_cufftExecR2C(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 23), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 23), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1861,7 +1861,7 @@ static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComple
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecC2R(plan, idata, odata);
     cubind_result = call_cufftExecC2R(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 24), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 24), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1915,7 +1915,7 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecZ2Z(plan, idata, odata, direction);
     cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 25), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 25), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1970,7 +1970,7 @@ static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecD2Z(plan, idata, odata);
     cubind_result = call_cufftExecD2Z(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 26), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 26), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -2024,7 +2024,7 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecZ2D(plan, idata, odata);
     cubind_result = call_cufftExecZ2D(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 27), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 27), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -2078,7 +2078,7 @@ static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetStream(plan, stream);
     cubind_result = call_cufftSetStream(plan, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 28), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 28), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2131,7 +2131,7 @@ static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftDestroy(plan);
     cubind_result = call_cufftDestroy(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 29), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 29), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2183,7 +2183,7 @@ static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetVersion(version);
     cubind_result = call_cufftGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 30), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 30), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2235,7 +2235,7 @@ static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetProperty(type, value);
     cubind_result = call_cufftGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 31), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 31), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2288,7 +2288,7 @@ static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 32), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 32), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_signed(&cubind_call, "inputValueInt", (long long)inputValueInt);
@@ -2342,7 +2342,7 @@ static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 33), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 33), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_pointer(&cubind_call, "returnPtrValue", (uintptr_t)returnPtrValue);
@@ -2396,7 +2396,7 @@ static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftResetPlanProperty(plan, property);
     cubind_result = call_cufftResetPlanProperty(plan, property);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 34), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 34), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2449,7 +2449,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 35), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 35), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nGPUs", (long long)nGPUs);
         cubind__trace_pointer(&cubind_call, "whichGPUs", (uintptr_t)whichGPUs);
@@ -2503,7 +2503,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMalloc(plan, descriptor, format);
     cubind_result = call_cufftXtMalloc(plan, descriptor, format);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 36), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 36), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "format", trace_enum_3((long long)format), (long long)format);
@@ -2557,7 +2557,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 37), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 37), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "dstPointer", (uintptr_t)dstPointer);
         cubind__trace_pointer(&cubind_call, "srcPointer", (uintptr_t)srcPointer);
@@ -2612,7 +2612,7 @@ static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtFree(descriptor);
     cubind_result = call_cufftXtFree(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 38), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 38), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2664,7 +2664,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetWorkArea(plan, workArea);
     cubind_result = call_cufftXtSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 39), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 39), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2717,7 +2717,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 40), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 40), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2772,7 +2772,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorR2C(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 41), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 41), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2826,7 +2826,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorC2R(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 42), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 42), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2880,7 +2880,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 43), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 43), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2935,7 +2935,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorD2Z(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 44), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 44), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2989,7 +2989,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorZ2D(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 45), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 45), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -3043,7 +3043,7 @@ static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *q
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtQueryPlan(plan, queryStruct, queryType);
     cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 46), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 46), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "queryStruct", (uintptr_t)queryStruct);
         cubind__trace_enum(&cubind_call, "queryType", trace_enum_5((long long)queryType), (long long)queryType);
@@ -3097,7 +3097,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 47), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 47), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "callback_routine", (uintptr_t)callback_routine);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
@@ -3152,7 +3152,7 @@ static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cuf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtClearCallback(plan, cbType);
     cubind_result = call_cufftXtClearCallback(plan, cbType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 48), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 48), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3205,7 +3205,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 49), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 49), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
         cubind__trace_unsigned(&cubind_call, "sharedSize", (unsigned long long)sharedSize);
@@ -3259,7 +3259,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 50), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 50), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "lto_callback_symbol_name", (uintptr_t)lto_callback_symbol_name);
         cubind__trace_pointer(&cubind_call, "lto_callback_fatbin", (uintptr_t)lto_callback_fatbin);
@@ -3316,7 +3316,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 51), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 51), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -3381,7 +3381,7 @@ static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 52), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 52), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -3446,7 +3446,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExec(plan, input, output, direction);
     cubind_result = call_cufftXtExec(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 53), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 53), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -3501,7 +3501,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptor(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 54), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 54), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -3556,7 +3556,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 55), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 55), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "policy", trace_enum_8((long long)policy), (long long)policy);
         cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);

@@ -296,7 +296,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreateGenerator(generator, rng_type);
     cubind_result = call_curandCreateGenerator(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 0), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 0), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -349,7 +349,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreateGeneratorHost(generator, rng_type);
     cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 1), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 1), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -402,7 +402,7 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandDestroyGenerator(generator);
     cubind_result = call_curandDestroyGenerator(generator);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 2), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 2), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -454,7 +454,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetVersion(version);
     cubind_result = call_curandGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 3), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 3), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -506,7 +506,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetProperty(type, value);
     cubind_result = call_curandGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 4), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 4), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -559,7 +559,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t gener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetStream(generator, stream);
     cubind_result = call_curandSetStream(generator, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 5), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 5), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -612,7 +612,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(cura
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
     cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 6), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 6), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -665,7 +665,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerato
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetGeneratorOffset(generator, offset);
     cubind_result = call_curandSetGeneratorOffset(generator, offset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 7), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 7), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -718,7 +718,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetGeneratorOrdering(generator, order);
     cubind_result = call_curandSetGeneratorOrdering(generator, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 8), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 8), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "order", trace_enum_2((long long)order), (long long)order);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -771,7 +771,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 9), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 9), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "num_dimensions", (unsigned long long)num_dimensions);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -824,7 +824,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t genera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerate(generator, outputPtr, num);
     cubind_result = call_curandGenerate(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 10), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 10), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -878,7 +878,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLongLong(generator, outputPtr, num);
     cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 11), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 11), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -932,7 +932,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateUniform(generator, outputPtr, num);
     cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 12), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 12), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -986,7 +986,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateUniformDouble(generator, outputPtr, num);
     cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 13), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 13), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1040,7 +1040,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 14), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 14), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1096,7 +1096,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 15), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 15), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1152,7 +1152,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 16), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 16), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1208,7 +1208,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 17), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 17), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1264,7 +1264,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
     cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 18), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 18), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
         cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1317,7 +1317,7 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscret
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandDestroyDistribution(discrete_distribution);
     cubind_result = call_curandDestroyDistribution(discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 19), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 19), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1369,7 +1369,7 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
     cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 20), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 20), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1424,7 +1424,7 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 21), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 21), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1480,7 +1480,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
     cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 22), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 22), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1536,7 +1536,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGene
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
     cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 23), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 23), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1593,7 +1593,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t g
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateSeeds(generator);
     cubind_result = call_curandGenerateSeeds(generator);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 24), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 24), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1645,7 +1645,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetDirectionVectors32(vectors, set);
     cubind_result = call_curandGetDirectionVectors32(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 25), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 25), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
         cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1698,7 +1698,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetScrambleConstants32(constants);
     cubind_result = call_curandGetScrambleConstants32(constants);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 26), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 26), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1750,7 +1750,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetDirectionVectors64(vectors, set);
     cubind_result = call_curandGetDirectionVectors64(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 27), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 27), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
         cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1803,7 +1803,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned l
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetScrambleConstants64(constants);
     cubind_result = call_curandGetScrambleConstants64(constants);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 28), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 28), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);

@@ -3257,7 +3257,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverGetProperty(libraryPropertyTy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverGetProperty(type, value);
     cubind_result = call_cusolverGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 0), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 0), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3310,7 +3310,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverGetVersion(version);
     cubind_result = call_cusolverGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 1), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 1), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3362,7 +3362,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCreate(cusolverDnHandle_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCreate(handle);
     cubind_result = call_cusolverDnCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 2), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 2), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3414,7 +3414,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDestroy(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDestroy(handle);
     cubind_result = call_cusolverDnDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 3), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 3), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3466,7 +3466,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSetStream(cusolverDnHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSetStream(handle, streamId);
     cubind_result = call_cusolverDnSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 4), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 4), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3519,7 +3519,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnGetStream(cusolverDnHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnGetStream(handle, streamId);
     cubind_result = call_cusolverDnGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 5), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 5), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3572,7 +3572,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSetDeterministicMode(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSetDeterministicMode(handle, mode);
     cubind_result = call_cusolverDnSetDeterministicMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 6), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 6), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3625,7 +3625,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnGetDeterministicMode(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnGetDeterministicMode(handle, mode);
     cubind_result = call_cusolverDnGetDeterministicMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 7), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 7), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3678,7 +3678,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSetMathMode(cusolverDnHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSetMathMode(handle, mode);
     cubind_result = call_cusolverDnSetMathMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 8), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 8), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_2((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3731,7 +3731,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnGetMathMode(cusolverDnHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnGetMathMode(handle, mode);
     cubind_result = call_cusolverDnGetMathMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 9), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 9), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3784,7 +3784,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSetEmulationStrategy(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSetEmulationStrategy(handle, strategy);
     cubind_result = call_cusolverDnSetEmulationStrategy(handle, strategy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 10), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 10), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "strategy", trace_enum_3((long long)strategy), (long long)strategy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3837,7 +3837,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnGetEmulationStrategy(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnGetEmulationStrategy(handle, strategy);
     cubind_result = call_cusolverDnGetEmulationStrategy(handle, strategy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 11), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 11), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "strategy", (uintptr_t)strategy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3890,7 +3890,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsCreate(cusolverDnI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsCreate(params_ptr);
     cubind_result = call_cusolverDnIRSParamsCreate(params_ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 12), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 12), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params_ptr", (uintptr_t)params_ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3942,7 +3942,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsDestroy(cusolverDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsDestroy(params);
     cubind_result = call_cusolverDnIRSParamsDestroy(params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 13), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 13), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3994,7 +3994,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetRefinementSolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetRefinementSolver(params, refinement_solver);
     cubind_result = call_cusolverDnIRSParamsSetRefinementSolver(params, refinement_solver);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 14), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 14), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "refinement_solver", trace_enum_4((long long)refinement_solver), (long long)refinement_solver);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4047,7 +4047,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetSolverMainPreci
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetSolverMainPrecision(params, solver_main_precision);
     cubind_result = call_cusolverDnIRSParamsSetSolverMainPrecision(params, solver_main_precision);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 15), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 15), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "solver_main_precision", trace_enum_5((long long)solver_main_precision), (long long)solver_main_precision);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4100,7 +4100,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetSolverLowestPre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetSolverLowestPrecision(params, solver_lowest_precision);
     cubind_result = call_cusolverDnIRSParamsSetSolverLowestPrecision(params, solver_lowest_precision);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 16), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 16), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "solver_lowest_precision", trace_enum_5((long long)solver_lowest_precision), (long long)solver_lowest_precision);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4153,7 +4153,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetSolverPrecision
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetSolverPrecisions(params, solver_main_precision, solver_lowest_precision);
     cubind_result = call_cusolverDnIRSParamsSetSolverPrecisions(params, solver_main_precision, solver_lowest_precision);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 17), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 17), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "solver_main_precision", trace_enum_5((long long)solver_main_precision), (long long)solver_main_precision);
         cubind__trace_enum(&cubind_call, "solver_lowest_precision", trace_enum_5((long long)solver_lowest_precision), (long long)solver_lowest_precision);
@@ -4207,7 +4207,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetTol(cusolverDnI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetTol(params, val);
     cubind_result = call_cusolverDnIRSParamsSetTol(params, val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 18), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 18), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_floating(&cubind_call, "val", (double)val);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4260,7 +4260,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetTolInner(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetTolInner(params, val);
     cubind_result = call_cusolverDnIRSParamsSetTolInner(params, val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 19), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 19), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_floating(&cubind_call, "val", (double)val);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4313,7 +4313,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetMaxIters(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetMaxIters(params, maxiters);
     cubind_result = call_cusolverDnIRSParamsSetMaxIters(params, maxiters);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 20), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 20), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "maxiters", (long long)maxiters);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4366,7 +4366,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsSetMaxItersInner(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsSetMaxItersInner(params, maxiters_inner);
     cubind_result = call_cusolverDnIRSParamsSetMaxItersInner(params, maxiters_inner);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 21), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 21), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "maxiters_inner", (long long)maxiters_inner);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4419,7 +4419,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsGetMaxIters(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsGetMaxIters(params, maxiters);
     cubind_result = call_cusolverDnIRSParamsGetMaxIters(params, maxiters);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 22), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 22), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_pointer(&cubind_call, "maxiters", (uintptr_t)maxiters);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4472,7 +4472,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsEnableFallback(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsEnableFallback(params);
     cubind_result = call_cusolverDnIRSParamsEnableFallback(params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 23), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 23), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4524,7 +4524,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSParamsDisableFallback(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSParamsDisableFallback(params);
     cubind_result = call_cusolverDnIRSParamsDisableFallback(params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 24), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 24), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4576,7 +4576,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosDestroy(cusolverDnI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosDestroy(infos);
     cubind_result = call_cusolverDnIRSInfosDestroy(infos);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 25), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 25), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos", (uintptr_t)infos);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4628,7 +4628,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosCreate(cusolverDnIR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosCreate(infos_ptr);
     cubind_result = call_cusolverDnIRSInfosCreate(infos_ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 26), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 26), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos_ptr", (uintptr_t)infos_ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4680,7 +4680,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosGetNiters(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosGetNiters(infos, niters);
     cubind_result = call_cusolverDnIRSInfosGetNiters(infos, niters);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 27), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 27), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos", (uintptr_t)infos);
         cubind__trace_pointer(&cubind_call, "niters", (uintptr_t)niters);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4733,7 +4733,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosGetOuterNiters(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosGetOuterNiters(infos, outer_niters);
     cubind_result = call_cusolverDnIRSInfosGetOuterNiters(infos, outer_niters);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 28), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 28), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos", (uintptr_t)infos);
         cubind__trace_pointer(&cubind_call, "outer_niters", (uintptr_t)outer_niters);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4786,7 +4786,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosRequestResidual(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosRequestResidual(infos);
     cubind_result = call_cusolverDnIRSInfosRequestResidual(infos);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 29), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 29), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos", (uintptr_t)infos);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4838,7 +4838,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosGetResidualHistory(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosGetResidualHistory(infos, residual_history);
     cubind_result = call_cusolverDnIRSInfosGetResidualHistory(infos, residual_history);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 30), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 30), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos", (uintptr_t)infos);
         cubind__trace_pointer(&cubind_call, "residual_history", (uintptr_t)residual_history);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4891,7 +4891,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSInfosGetMaxIters(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSInfosGetMaxIters(infos, maxiters);
     cubind_result = call_cusolverDnIRSInfosGetMaxIters(infos, maxiters);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 31), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 31), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "infos", (uintptr_t)infos);
         cubind__trace_pointer(&cubind_call, "maxiters", (uintptr_t)maxiters);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4944,7 +4944,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZZgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZZgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZZgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 32), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 32), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5009,7 +5009,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZCgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 33), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 33), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5074,7 +5074,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZKgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 34), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 34), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5139,7 +5139,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZEgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 35), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 35), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5204,7 +5204,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZYgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 36), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 36), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5269,7 +5269,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCCgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 37), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 37), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5334,7 +5334,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCEgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 38), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 38), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5399,7 +5399,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCKgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 39), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 39), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5464,7 +5464,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCYgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 40), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 40), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5529,7 +5529,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDDgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDDgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDDgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 41), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 41), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5594,7 +5594,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDSgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 42), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 42), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5659,7 +5659,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDHgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 43), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 43), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5724,7 +5724,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDBgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 44), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 44), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5789,7 +5789,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDXgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 45), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 45), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5854,7 +5854,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSSgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 46), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 46), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5919,7 +5919,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSHgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 47), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 47), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -5984,7 +5984,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSBgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 48), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 48), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6049,7 +6049,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSXgesv(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 49), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 49), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6114,7 +6114,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZZgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 50), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 50), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6177,7 +6177,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZCgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 51), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 51), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6240,7 +6240,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZKgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 52), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 52), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6303,7 +6303,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZEgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 53), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 53), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6366,7 +6366,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZYgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 54), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 54), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6429,7 +6429,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCCgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 55), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 55), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6492,7 +6492,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCKgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 56), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 56), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6555,7 +6555,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCEgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 57), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 57), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6618,7 +6618,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCYgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 58), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 58), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6681,7 +6681,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDDgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDDgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDDgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 59), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 59), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6744,7 +6744,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDSgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 60), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 60), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6807,7 +6807,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDHgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 61), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 61), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6870,7 +6870,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDBgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 62), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 62), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6933,7 +6933,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDXgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 63), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 63), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -6996,7 +6996,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSSgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 64), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 64), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -7059,7 +7059,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSHgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 65), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 65), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -7122,7 +7122,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSBgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 66), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 66), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -7185,7 +7185,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSXgesv_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 67), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 67), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
@@ -7248,7 +7248,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZZgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZZgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZZgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 68), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 68), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7313,7 +7313,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZCgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 69), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 69), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7378,7 +7378,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZKgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 70), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 70), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7443,7 +7443,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZEgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 71), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 71), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7508,7 +7508,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZYgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnZYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 72), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 72), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7573,7 +7573,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCCgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 73), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 73), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7638,7 +7638,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCKgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 74), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 74), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7703,7 +7703,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCEgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 75), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 75), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7768,7 +7768,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCYgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnCYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 76), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 76), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7833,7 +7833,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDDgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDDgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDDgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 77), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 77), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7898,7 +7898,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDSgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 78), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 78), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -7963,7 +7963,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDHgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 79), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 79), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8028,7 +8028,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDBgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 80), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 80), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8093,7 +8093,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDXgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnDXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 81), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 81), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8158,7 +8158,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSSgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 82), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 82), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8223,7 +8223,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSHgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 83), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 83), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8288,7 +8288,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSBgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 84), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 84), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8353,7 +8353,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSXgels(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_result = call_cusolverDnSXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 85), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 85), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8418,7 +8418,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZZgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 86), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 86), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8481,7 +8481,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZCgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 87), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 87), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8544,7 +8544,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZKgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 88), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 88), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8607,7 +8607,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZEgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 89), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 89), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8670,7 +8670,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZYgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 90), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 90), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8733,7 +8733,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCCgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 91), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 91), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8796,7 +8796,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCKgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 92), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 92), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8859,7 +8859,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCEgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 93), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 93), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8922,7 +8922,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCYgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 94), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 94), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -8985,7 +8985,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDDgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDDgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDDgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 95), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 95), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9048,7 +9048,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDSgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 96), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 96), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9111,7 +9111,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDHgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 97), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 97), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9174,7 +9174,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDBgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 98), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 98), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9237,7 +9237,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDXgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnDXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 99), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 99), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9300,7 +9300,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSSgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 100), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 100), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9363,7 +9363,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSHgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 101), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 101), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9426,7 +9426,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSBgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 102), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 102), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9489,7 +9489,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSXgels_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_result = call_cusolverDnSXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 103), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 103), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9552,7 +9552,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSXgesv(cusolverDnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     cubind_result = call_cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 104), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 104), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "gesv_irs_params", (uintptr_t)gesv_irs_params);
         cubind__trace_pointer(&cubind_call, "gesv_irs_infos", (uintptr_t)gesv_irs_infos);
@@ -9618,7 +9618,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSXgesv_bufferSize(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSXgesv_bufferSize(handle, params, n, nrhs, lwork_bytes);
     cubind_result = call_cusolverDnIRSXgesv_bufferSize(handle, params, n, nrhs, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 105), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 105), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9674,7 +9674,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSXgels(cusolverDnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     cubind_result = call_cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 106), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 106), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "gels_irs_params", (uintptr_t)gels_irs_params);
         cubind__trace_pointer(&cubind_call, "gels_irs_infos", (uintptr_t)gels_irs_infos);
@@ -9741,7 +9741,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnIRSXgels_bufferSize(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnIRSXgels_bufferSize(handle, params, m, n, nrhs, lwork_bytes);
     cubind_result = call_cusolverDnIRSXgels_bufferSize(handle, params, m, n, nrhs, lwork_bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 107), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 107), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -9798,7 +9798,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     cubind_result = call_cusolverDnSpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 108), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 108), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9855,7 +9855,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     cubind_result = call_cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 109), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 109), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9912,7 +9912,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     cubind_result = call_cusolverDnCpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 110), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 110), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -9969,7 +9969,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     cubind_result = call_cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 111), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 111), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10026,7 +10026,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnSpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 112), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 112), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10085,7 +10085,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnDpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 113), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 113), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10144,7 +10144,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnCpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 114), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 114), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10203,7 +10203,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnZpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 115), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 115), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10262,7 +10262,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_result = call_cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 116), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 116), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10322,7 +10322,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_result = call_cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 117), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 117), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10382,7 +10382,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_result = call_cusolverDnCpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 118), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 118), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10442,7 +10442,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_result = call_cusolverDnZpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 119), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 119), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10502,7 +10502,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotrfBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_result = call_cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 120), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 120), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10560,7 +10560,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotrfBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_result = call_cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 121), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 121), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10618,7 +10618,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotrfBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_result = call_cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 122), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 122), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10676,7 +10676,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotrfBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_result = call_cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 123), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 123), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10734,7 +10734,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotrsBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_result = call_cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 124), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 124), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10795,7 +10795,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotrsBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_result = call_cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 125), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 125), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10856,7 +10856,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotrsBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_result = call_cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 126), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 126), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10917,7 +10917,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotrsBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_result = call_cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 127), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 127), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -10978,7 +10978,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnSpotri_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 128), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 128), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11035,7 +11035,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnDpotri_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 129), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 129), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11092,7 +11092,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnCpotri_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 130), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 130), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11149,7 +11149,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnZpotri_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 131), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 131), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11206,7 +11206,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSpotri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnSpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 132), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 132), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11265,7 +11265,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDpotri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnDpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 133), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 133), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11324,7 +11324,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCpotri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnCpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 134), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 134), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11383,7 +11383,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZpotri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnZpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 135), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 135), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11442,7 +11442,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXtrtri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXtrtri_bufferSize(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXtrtri_bufferSize(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 136), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 136), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "diag", trace_enum_7((long long)diag), (long long)diag);
@@ -11502,7 +11502,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXtrtri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     cubind_result = call_cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 137), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 137), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_enum(&cubind_call, "diag", trace_enum_7((long long)diag), (long long)diag);
@@ -11565,7 +11565,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSlauum_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSlauum_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnSlauum_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 138), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 138), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11622,7 +11622,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDlauum_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDlauum_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnDlauum_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 139), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 139), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11679,7 +11679,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnClauum_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnClauum_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnClauum_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 140), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 140), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11736,7 +11736,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZlauum_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZlauum_bufferSize(handle, uplo, n, A, lda, lwork);
     cubind_result = call_cusolverDnZlauum_bufferSize(handle, uplo, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 141), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 141), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11793,7 +11793,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSlauum(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnSlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 142), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 142), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11852,7 +11852,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDlauum(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnDlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 143), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 143), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11911,7 +11911,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnClauum(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnClauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnClauum(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 144), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 144), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -11970,7 +11970,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZlauum(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_result = call_cusolverDnZlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 145), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 145), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12029,7 +12029,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgetrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     cubind_result = call_cusolverDnSgetrf_bufferSize(handle, m, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 146), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 146), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12086,7 +12086,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgetrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     cubind_result = call_cusolverDnDgetrf_bufferSize(handle, m, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 147), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 147), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12143,7 +12143,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgetrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     cubind_result = call_cusolverDnCgetrf_bufferSize(handle, m, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 148), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 148), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12200,7 +12200,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgetrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     cubind_result = call_cusolverDnZgetrf_bufferSize(handle, m, n, A, lda, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 149), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 149), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12257,7 +12257,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgetrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_result = call_cusolverDnSgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 150), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 150), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12316,7 +12316,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgetrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_result = call_cusolverDnDgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 151), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 151), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12375,7 +12375,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgetrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_result = call_cusolverDnCgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 152), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 152), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12434,7 +12434,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgetrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_result = call_cusolverDnZgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 153), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 153), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12493,7 +12493,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSlaswp(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_result = call_cusolverDnSlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 154), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 154), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -12552,7 +12552,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDlaswp(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_result = call_cusolverDnDlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 155), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 155), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -12611,7 +12611,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnClaswp(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnClaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_result = call_cusolverDnClaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 156), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 156), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -12670,7 +12670,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZlaswp(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_result = call_cusolverDnZlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 157), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 157), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -12729,7 +12729,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgetrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_result = call_cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 158), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 158), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12790,7 +12790,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgetrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_result = call_cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 159), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 159), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12851,7 +12851,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgetrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_result = call_cusolverDnCgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 160), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 160), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12912,7 +12912,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgetrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_result = call_cusolverDnZgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 161), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 161), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -12973,7 +12973,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgeqrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     cubind_result = call_cusolverDnSgeqrf_bufferSize(handle, m, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 162), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 162), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13030,7 +13030,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgeqrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     cubind_result = call_cusolverDnDgeqrf_bufferSize(handle, m, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 163), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 163), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13087,7 +13087,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgeqrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     cubind_result = call_cusolverDnCgeqrf_bufferSize(handle, m, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 164), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 164), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13144,7 +13144,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgeqrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     cubind_result = call_cusolverDnZgeqrf_bufferSize(handle, m, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 165), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 165), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13201,7 +13201,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgeqrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnSgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 166), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 166), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13261,7 +13261,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgeqrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnDgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 167), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 167), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13321,7 +13321,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgeqrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnCgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 168), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 168), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13381,7 +13381,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgeqrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_result = call_cusolverDnZgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 169), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 169), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13441,7 +13441,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSorgqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnSorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 170), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 170), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13500,7 +13500,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDorgqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnDorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 171), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 171), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13559,7 +13559,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCungqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnCungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 172), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 172), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13618,7 +13618,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZungqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnZungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 173), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 173), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13677,7 +13677,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSorgqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnSorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 174), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 174), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13738,7 +13738,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDorgqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnDorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 175), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 175), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13799,7 +13799,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCungqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnCungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 176), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 176), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13860,7 +13860,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZungqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnZungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 177), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 177), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13921,7 +13921,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSormqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnSormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 178), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 178), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -13984,7 +13984,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDormqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnDormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 179), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 179), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14047,7 +14047,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCunmqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnCunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 180), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 180), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14110,7 +14110,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZunmqr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnZunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 181), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 181), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14173,7 +14173,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSormqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_result = call_cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 182), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 182), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14238,7 +14238,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDormqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_result = call_cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 183), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 183), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14303,7 +14303,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCunmqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_result = call_cusolverDnCunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 184), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 184), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14368,7 +14368,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZunmqr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_result = call_cusolverDnZunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 185), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 185), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -14433,7 +14433,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsytrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsytrf_bufferSize(handle, n, A, lda, lwork);
     cubind_result = call_cusolverDnSsytrf_bufferSize(handle, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 186), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 186), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -14489,7 +14489,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsytrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsytrf_bufferSize(handle, n, A, lda, lwork);
     cubind_result = call_cusolverDnDsytrf_bufferSize(handle, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 187), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 187), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -14545,7 +14545,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCsytrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCsytrf_bufferSize(handle, n, A, lda, lwork);
     cubind_result = call_cusolverDnCsytrf_bufferSize(handle, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 188), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 188), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -14601,7 +14601,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZsytrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZsytrf_bufferSize(handle, n, A, lda, lwork);
     cubind_result = call_cusolverDnZsytrf_bufferSize(handle, n, A, lda, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 189), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 189), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
@@ -14657,7 +14657,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsytrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnSsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 190), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 190), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14717,7 +14717,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsytrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnDsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 191), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 191), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14777,7 +14777,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCsytrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnCsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 192), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 192), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14837,7 +14837,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZsytrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnZsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 193), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 193), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14897,7 +14897,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsytrs_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsytrs_bufferSize(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXsytrs_bufferSize(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 194), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 194), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14961,7 +14961,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsytrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 195), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 195), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15028,7 +15028,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsytri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_result = call_cusolverDnSsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 196), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 196), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15086,7 +15086,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsytri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_result = call_cusolverDnDsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 197), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 197), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15144,7 +15144,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCsytri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_result = call_cusolverDnCsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 198), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 198), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15202,7 +15202,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZsytri_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_result = call_cusolverDnZsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 199), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 199), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15260,7 +15260,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsytri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnSsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 200), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 200), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15320,7 +15320,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsytri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnDsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 201), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 201), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15380,7 +15380,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCsytri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnCsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 202), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 202), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15440,7 +15440,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZsytri(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_result = call_cusolverDnZsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 203), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 203), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15500,7 +15500,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgebrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgebrd_bufferSize(handle, m, n, Lwork);
     cubind_result = call_cusolverDnSgebrd_bufferSize(handle, m, n, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 204), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 204), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15555,7 +15555,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgebrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgebrd_bufferSize(handle, m, n, Lwork);
     cubind_result = call_cusolverDnDgebrd_bufferSize(handle, m, n, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 205), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 205), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15610,7 +15610,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgebrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgebrd_bufferSize(handle, m, n, Lwork);
     cubind_result = call_cusolverDnCgebrd_bufferSize(handle, m, n, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 206), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 206), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15665,7 +15665,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgebrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgebrd_bufferSize(handle, m, n, Lwork);
     cubind_result = call_cusolverDnZgebrd_bufferSize(handle, m, n, Lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 207), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 207), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15720,7 +15720,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgebrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_result = call_cusolverDnSgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 208), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 208), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15783,7 +15783,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgebrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_result = call_cusolverDnDgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 209), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 209), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15846,7 +15846,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgebrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_result = call_cusolverDnCgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 210), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 210), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15909,7 +15909,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgebrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_result = call_cusolverDnZgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 211), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 211), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15972,7 +15972,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSorgbr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnSorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 212), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 212), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16032,7 +16032,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDorgbr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnDorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 213), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 213), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16092,7 +16092,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCungbr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnCungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 214), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 214), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16152,7 +16152,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZungbr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_result = call_cusolverDnZungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 215), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 215), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16212,7 +16212,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSorgbr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnSorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 216), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 216), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16274,7 +16274,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDorgbr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnDorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 217), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 217), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16336,7 +16336,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCungbr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnCungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 218), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 218), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16398,7 +16398,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZungbr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnZungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 219), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 219), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16460,7 +16460,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsytrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_result = call_cusolverDnSsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 220), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 220), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16520,7 +16520,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsytrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_result = call_cusolverDnDsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 221), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 221), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16580,7 +16580,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChetrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_result = call_cusolverDnChetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 222), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 222), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16640,7 +16640,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhetrd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_result = call_cusolverDnZhetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 223), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 223), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16700,7 +16700,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsytrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_result = call_cusolverDnSsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 224), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 224), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16762,7 +16762,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsytrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_result = call_cusolverDnDsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 225), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 225), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16824,7 +16824,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChetrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_result = call_cusolverDnChetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 226), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 226), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16886,7 +16886,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhetrd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_result = call_cusolverDnZhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 227), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 227), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16948,7 +16948,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSorgtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     cubind_result = call_cusolverDnSorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 228), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 228), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17006,7 +17006,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDorgtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     cubind_result = call_cusolverDnDorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 229), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 229), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17064,7 +17064,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCungtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     cubind_result = call_cusolverDnCungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 230), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 230), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17122,7 +17122,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZungtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     cubind_result = call_cusolverDnZungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 231), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 231), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17180,7 +17180,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSorgtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnSorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 232), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 232), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17240,7 +17240,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDorgtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnDorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 233), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 233), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17300,7 +17300,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCungtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnCungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 234), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 234), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17360,7 +17360,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZungtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_result = call_cusolverDnZungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 235), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 235), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17420,7 +17420,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSormtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnSormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 236), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 236), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17483,7 +17483,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDormtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 237), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 237), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17546,7 +17546,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCunmtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnCunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 238), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 238), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17609,7 +17609,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZunmtr_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_result = call_cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 239), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 239), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17672,7 +17672,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSormtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_result = call_cusolverDnSormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 240), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 240), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17737,7 +17737,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDormtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_result = call_cusolverDnDormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 241), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 241), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17802,7 +17802,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCunmtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_result = call_cusolverDnCunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 242), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 242), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17867,7 +17867,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZunmtr(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_result = call_cusolverDnZunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 243), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 243), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "side", trace_enum_10((long long)side), (long long)side);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -17932,7 +17932,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvd_bufferSize(handle, m, n, lwork);
     cubind_result = call_cusolverDnSgesvd_bufferSize(handle, m, n, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 244), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 244), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17987,7 +17987,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvd_bufferSize(handle, m, n, lwork);
     cubind_result = call_cusolverDnDgesvd_bufferSize(handle, m, n, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 245), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 245), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18042,7 +18042,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvd_bufferSize(handle, m, n, lwork);
     cubind_result = call_cusolverDnCgesvd_bufferSize(handle, m, n, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 246), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 246), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18097,7 +18097,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvd_bufferSize(handle, m, n, lwork);
     cubind_result = call_cusolverDnZgesvd_bufferSize(handle, m, n, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 247), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 247), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -18152,7 +18152,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_result = call_cusolverDnSgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 248), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 248), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
         cubind__trace_signed(&cubind_call, "jobvt", (long long)jobvt);
@@ -18219,7 +18219,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_result = call_cusolverDnDgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 249), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 249), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
         cubind__trace_signed(&cubind_call, "jobvt", (long long)jobvt);
@@ -18286,7 +18286,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_result = call_cusolverDnCgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 250), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 250), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
         cubind__trace_signed(&cubind_call, "jobvt", (long long)jobvt);
@@ -18353,7 +18353,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_result = call_cusolverDnZgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 251), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 251), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
         cubind__trace_signed(&cubind_call, "jobvt", (long long)jobvt);
@@ -18420,7 +18420,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_result = call_cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 252), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 252), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18479,7 +18479,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_result = call_cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 253), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 253), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18538,7 +18538,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_result = call_cusolverDnCheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 254), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 254), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18597,7 +18597,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_result = call_cusolverDnZheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 255), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 255), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18656,7 +18656,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_result = call_cusolverDnSsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 256), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 256), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18717,7 +18717,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_result = call_cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 257), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 257), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18778,7 +18778,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_result = call_cusolverDnCheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 258), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 258), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18839,7 +18839,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_result = call_cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 259), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 259), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -18900,7 +18900,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 260), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 260), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -18965,7 +18965,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 261), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 261), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19030,7 +19030,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 262), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 262), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19095,7 +19095,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 263), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 263), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19160,7 +19160,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnSsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 264), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 264), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19227,7 +19227,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnDsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 265), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 265), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19294,7 +19294,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnCheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 266), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 266), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19361,7 +19361,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnZheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 267), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 267), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "range", trace_enum_12((long long)range), (long long)range);
@@ -19428,7 +19428,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsygvdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 268), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 268), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19496,7 +19496,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsygvdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 269), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 269), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19564,7 +19564,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChegvdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 270), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 270), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19632,7 +19632,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhegvdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_result = call_cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 271), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 271), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19700,7 +19700,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsygvdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 272), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 272), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19770,7 +19770,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsygvdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 273), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 273), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19840,7 +19840,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChegvdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 274), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 274), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19910,7 +19910,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhegvdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_result = call_cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 275), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 275), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -19980,7 +19980,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsygvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_result = call_cusolverDnSsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 276), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 276), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20042,7 +20042,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsygvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_result = call_cusolverDnDsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 277), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 277), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20104,7 +20104,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChegvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_result = call_cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 278), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 278), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20166,7 +20166,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhegvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_result = call_cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 279), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 279), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20228,7 +20228,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsygvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_result = call_cusolverDnSsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 280), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 280), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20292,7 +20292,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsygvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_result = call_cusolverDnDsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 281), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 281), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20356,7 +20356,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChegvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_result = call_cusolverDnChegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 282), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 282), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20420,7 +20420,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhegvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_result = call_cusolverDnZhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 283), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 283), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -20484,7 +20484,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCreateSyevjInfo(syevjInfo_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCreateSyevjInfo(info);
     cubind_result = call_cusolverDnCreateSyevjInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 284), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 284), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -20536,7 +20536,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDestroySyevjInfo(syevjInfo_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDestroySyevjInfo(info);
     cubind_result = call_cusolverDnDestroySyevjInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 285), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 285), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -20588,7 +20588,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevjSetTolerance(syevjInf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevjSetTolerance(info, tolerance);
     cubind_result = call_cusolverDnXsyevjSetTolerance(info, tolerance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 286), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 286), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tolerance", (double)tolerance);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20641,7 +20641,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevjSetMaxSweeps(syevjInf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevjSetMaxSweeps(info, max_sweeps);
     cubind_result = call_cusolverDnXsyevjSetMaxSweeps(info, max_sweeps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 287), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 287), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "max_sweeps", (long long)max_sweeps);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20694,7 +20694,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevjSetSortEig(syevjInfo_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevjSetSortEig(info, sort_eig);
     cubind_result = call_cusolverDnXsyevjSetSortEig(info, sort_eig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 288), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 288), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "sort_eig", (long long)sort_eig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20747,7 +20747,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevjGetResidual(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevjGetResidual(handle, info, residual);
     cubind_result = call_cusolverDnXsyevjGetResidual(handle, info, residual);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 289), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 289), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "residual", (uintptr_t)residual);
@@ -20801,7 +20801,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevjGetSweeps(cusolverDnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevjGetSweeps(handle, info, executed_sweeps);
     cubind_result = call_cusolverDnXsyevjGetSweeps(handle, info, executed_sweeps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 290), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 290), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "executed_sweeps", (uintptr_t)executed_sweeps);
@@ -20855,7 +20855,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevjBatched_bufferSize(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_result = call_cusolverDnSsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 291), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 291), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -20916,7 +20916,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevjBatched_bufferSize(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_result = call_cusolverDnDsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 292), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 292), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -20977,7 +20977,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevjBatched_bufferSize(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_result = call_cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 293), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 293), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21038,7 +21038,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevjBatched_bufferSize(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_result = call_cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 294), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 294), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21099,7 +21099,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevjBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnSsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 295), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 295), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21162,7 +21162,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevjBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnDsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 296), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 296), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21225,7 +21225,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevjBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnCheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 297), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 297), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21288,7 +21288,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevjBatched(cusolverDnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnZheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 298), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 298), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21351,7 +21351,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_result = call_cusolverDnSsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 299), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 299), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21411,7 +21411,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_result = call_cusolverDnDsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 300), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 300), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21471,7 +21471,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_result = call_cusolverDnCheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 301), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 301), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21531,7 +21531,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_result = call_cusolverDnZheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 302), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 302), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21591,7 +21591,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsyevj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_result = call_cusolverDnSsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 303), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 303), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21653,7 +21653,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsyevj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_result = call_cusolverDnDsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 304), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 304), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21715,7 +21715,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCheevj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_result = call_cusolverDnCheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 305), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 305), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21777,7 +21777,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZheevj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_result = call_cusolverDnZheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 306), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 306), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -21839,7 +21839,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsygvj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_result = call_cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 307), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 307), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -21902,7 +21902,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsygvj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_result = call_cusolverDnDsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 308), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 308), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -21965,7 +21965,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChegvj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_result = call_cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 309), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 309), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -22028,7 +22028,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhegvj_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_result = call_cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 310), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 310), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -22091,7 +22091,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSsygvj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_result = call_cusolverDnSsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 311), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 311), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -22156,7 +22156,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDsygvj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_result = call_cusolverDnDsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 312), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 312), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -22221,7 +22221,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnChegvj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnChegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_result = call_cusolverDnChegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 313), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 313), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -22286,7 +22286,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZhegvj(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_result = call_cusolverDnZhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 314), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 314), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "itype", trace_enum_13((long long)itype), (long long)itype);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -22351,7 +22351,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCreateGesvdjInfo(gesvdjInfo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCreateGesvdjInfo(info);
     cubind_result = call_cusolverDnCreateGesvdjInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 315), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 315), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -22403,7 +22403,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDestroyGesvdjInfo(gesvdjInf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDestroyGesvdjInfo(info);
     cubind_result = call_cusolverDnDestroyGesvdjInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 316), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 316), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -22455,7 +22455,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdjSetTolerance(gesvdjI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdjSetTolerance(info, tolerance);
     cubind_result = call_cusolverDnXgesvdjSetTolerance(info, tolerance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 317), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 317), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tolerance", (double)tolerance);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22508,7 +22508,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdjSetMaxSweeps(gesvdjI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdjSetMaxSweeps(info, max_sweeps);
     cubind_result = call_cusolverDnXgesvdjSetMaxSweeps(info, max_sweeps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 318), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 318), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "max_sweeps", (long long)max_sweeps);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22561,7 +22561,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdjSetSortEig(gesvdjInf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdjSetSortEig(info, sort_svd);
     cubind_result = call_cusolverDnXgesvdjSetSortEig(info, sort_svd);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 319), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 319), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "sort_svd", (long long)sort_svd);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22614,7 +22614,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdjGetResidual(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdjGetResidual(handle, info, residual);
     cubind_result = call_cusolverDnXgesvdjGetResidual(handle, info, residual);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 320), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 320), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "residual", (uintptr_t)residual);
@@ -22668,7 +22668,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdjGetSweeps(cusolverDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdjGetSweeps(handle, info, executed_sweeps);
     cubind_result = call_cusolverDnXgesvdjGetSweeps(handle, info, executed_sweeps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 321), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 321), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "executed_sweeps", (uintptr_t)executed_sweeps);
@@ -22722,7 +22722,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvdjBatched_bufferSize(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_result = call_cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 322), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 322), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22787,7 +22787,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvdjBatched_bufferSize(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_result = call_cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 323), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 323), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22852,7 +22852,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvdjBatched_bufferSize(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_result = call_cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 324), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 324), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22917,7 +22917,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvdjBatched_bufferSize(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_result = call_cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 325), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 325), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -22982,7 +22982,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvdjBatched(cusolverDnHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnSgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 326), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 326), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23049,7 +23049,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvdjBatched(cusolverDnHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnDgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 327), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 327), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23116,7 +23116,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvdjBatched(cusolverDnHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnCgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 328), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 328), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23183,7 +23183,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvdjBatched(cusolverDnHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_result = call_cusolverDnZgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 329), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 329), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -23250,7 +23250,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvdj_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_result = call_cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 330), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 330), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23315,7 +23315,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvdj_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_result = call_cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 331), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 331), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23380,7 +23380,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvdj_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_result = call_cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 332), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 332), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23445,7 +23445,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvdj_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_result = call_cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 333), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 333), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23510,7 +23510,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvdj(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_result = call_cusolverDnSgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 334), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 334), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23577,7 +23577,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvdj(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_result = call_cusolverDnDgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 335), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 335), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23644,7 +23644,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvdj(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_result = call_cusolverDnCgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 336), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 336), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23711,7 +23711,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvdj(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_result = call_cusolverDnZgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 337), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 337), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "econ", (long long)econ);
@@ -23778,7 +23778,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvdaStridedBatched_buffe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_result = call_cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 338), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 338), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -23847,7 +23847,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvdaStridedBatched_buffe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_result = call_cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 339), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 339), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -23916,7 +23916,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvdaStridedBatched_buffe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_result = call_cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 340), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 340), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -23985,7 +23985,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvdaStridedBatched_buffe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_result = call_cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 341), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 341), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -24054,7 +24054,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSgesvdaStridedBatched(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_result = call_cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 342), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 342), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -24126,7 +24126,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDgesvdaStridedBatched(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_result = call_cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 343), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 343), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -24198,7 +24198,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCgesvdaStridedBatched(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_result = call_cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 344), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 344), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -24270,7 +24270,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnZgesvdaStridedBatched(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_result = call_cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 345), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 345), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
@@ -24342,7 +24342,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnCreateParams(cusolverDnPara
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnCreateParams(params);
     cubind_result = call_cusolverDnCreateParams(params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 346), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 346), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24394,7 +24394,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnDestroyParams(cusolverDnPar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnDestroyParams(params);
     cubind_result = call_cusolverDnDestroyParams(params);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 347), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 347), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24446,7 +24446,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnSetAdvOptions(cusolverDnPar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnSetAdvOptions(params, function, algo);
     cubind_result = call_cusolverDnSetAdvOptions(params, function, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 348), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 348), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "function", trace_enum_14((long long)function), (long long)function);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_15((long long)algo), (long long)algo);
@@ -24500,7 +24500,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXpotrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXpotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXpotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 349), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 349), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -24561,7 +24561,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXpotrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 350), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 350), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -24625,7 +24625,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXpotrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     cubind_result = call_cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 351), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 351), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_6((long long)uplo), (long long)uplo);
@@ -24688,7 +24688,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgeqrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXgeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 352), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 352), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -24751,7 +24751,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgeqrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 353), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 353), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -24817,7 +24817,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgetrf_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXgetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 354), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 354), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -24878,7 +24878,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgetrf(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 355), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 355), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -24943,7 +24943,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgetrs(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     cubind_result = call_cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 356), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 356), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "trans", trace_enum_9((long long)trans), (long long)trans);
@@ -25007,7 +25007,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 357), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 357), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25071,7 +25071,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 358), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 358), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25138,7 +25138,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevBatched_bufferSize(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevBatched_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     cubind_result = call_cusolverDnXsyevBatched_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 359), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 359), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25203,7 +25203,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevBatched(cusolverDnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     cubind_result = call_cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 360), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 360), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25271,7 +25271,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevdx_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 361), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 361), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25341,7 +25341,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXsyevdx(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 362), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 362), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25414,7 +25414,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgeev_bufferSize(cusolverDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 363), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 363), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobvl", trace_enum_11((long long)jobvl), (long long)jobvl);
@@ -25484,7 +25484,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgeev(cusolverDnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 364), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 364), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobvl", trace_enum_11((long long)jobvl), (long long)jobvl);
@@ -25557,7 +25557,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvd_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 365), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 365), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
@@ -25628,7 +25628,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvd(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_result = call_cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 366), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 366), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
@@ -25702,7 +25702,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdp_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 367), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 367), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25773,7 +25773,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdp(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     cubind_result = call_cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 368), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 368), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_11((long long)jobz), (long long)jobz);
@@ -25848,7 +25848,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdr_bufferSize(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 369), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 369), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
@@ -25922,7 +25922,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXgesvdr(cusolverDnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     cubind_result = call_cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 370), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 370), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_signed(&cubind_call, "jobu", (long long)jobu);
@@ -25999,7 +25999,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXlarft_bufferSize(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXlarft_bufferSize(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXlarft_bufferSize(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 371), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 371), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "direct", trace_enum_16((long long)direct), (long long)direct);
@@ -26067,7 +26067,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnXlarft(cusolverDnHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnXlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     cubind_result = call_cusolverDnXlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 372), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 372), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "params", (uintptr_t)params);
         cubind__trace_enum(&cubind_call, "direct", trace_enum_16((long long)direct), (long long)direct);
@@ -26137,7 +26137,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnLoggerSetCallback(cusolverD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnLoggerSetCallback(callback);
     cubind_result = call_cusolverDnLoggerSetCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 373), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 373), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26189,7 +26189,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnLoggerSetFile(FILE *file)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnLoggerSetFile(file);
     cubind_result = call_cusolverDnLoggerSetFile(file);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 374), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 374), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26241,7 +26241,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnLoggerOpenFile(const char *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnLoggerOpenFile(logFile);
     cubind_result = call_cusolverDnLoggerOpenFile(logFile);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 375), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 375), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26293,7 +26293,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnLoggerSetLevel(int level)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnLoggerSetLevel(level);
     cubind_result = call_cusolverDnLoggerSetLevel(level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 376), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 376), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "level", (long long)level);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26345,7 +26345,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnLoggerSetMask(int mask)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnLoggerSetMask(mask);
     cubind_result = call_cusolverDnLoggerSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 377), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 377), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "mask", (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26397,7 +26397,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverDnLoggerForceDisable(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverDnLoggerForceDisable();
     cubind_result = call_cusolverDnLoggerForceDisable();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 378), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 378), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -26448,7 +26448,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCreate(cusolverSpHandle_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCreate(handle);
     cubind_result = call_cusolverSpCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 379), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 379), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26500,7 +26500,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDestroy(cusolverSpHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDestroy(handle);
     cubind_result = call_cusolverSpDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 380), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 380), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26552,7 +26552,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpSetStream(cusolverSpHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpSetStream(handle, streamId);
     cubind_result = call_cusolverSpSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 381), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 381), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26605,7 +26605,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpGetStream(cusolverSpHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpGetStream(handle, streamId);
     cubind_result = call_cusolverSpGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 382), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 382), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26658,7 +26658,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrissymHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     cubind_result = call_cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 383), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 383), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -26717,7 +26717,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrlsvluHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 384), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 384), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -26780,7 +26780,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrlsvluHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 385), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 385), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -26843,7 +26843,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrlsvluHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 386), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 386), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -26906,7 +26906,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrlsvluHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 387), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 387), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -26969,7 +26969,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrlsvqr(cusolverSpHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 388), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 388), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27032,7 +27032,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrlsvqr(cusolverSpHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 389), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 389), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27095,7 +27095,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrlsvqr(cusolverSpHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 390), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 390), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27158,7 +27158,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrlsvqr(cusolverSpHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 391), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 391), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27221,7 +27221,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrlsvqrHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 392), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 392), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27284,7 +27284,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrlsvqrHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 393), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 393), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27347,7 +27347,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrlsvqrHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 394), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 394), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27410,7 +27410,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrlsvqrHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 395), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 395), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27473,7 +27473,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrlsvcholHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 396), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 396), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27536,7 +27536,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrlsvcholHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 397), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 397), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27599,7 +27599,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrlsvcholHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 398), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 398), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27662,7 +27662,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrlsvcholHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 399), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 399), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27725,7 +27725,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrlsvchol(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 400), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 400), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27788,7 +27788,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrlsvchol(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 401), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 401), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27851,7 +27851,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrlsvchol(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 402), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 402), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27914,7 +27914,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrlsvchol(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_result = call_cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 403), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 403), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -27977,7 +27977,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrlsqvqrHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_result = call_cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 404), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 404), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -28042,7 +28042,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrlsqvqrHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_result = call_cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 405), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 405), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -28107,7 +28107,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrlsqvqrHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_result = call_cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 406), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 406), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -28172,7 +28172,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrlsqvqrHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_result = call_cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 407), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 407), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -28237,7 +28237,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsreigvsiHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_result = call_cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 408), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 408), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28301,7 +28301,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsreigvsiHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_result = call_cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 409), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 409), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28365,7 +28365,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsreigvsiHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_result = call_cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 410), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 410), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28429,7 +28429,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsreigvsiHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_result = call_cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 411), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 411), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28493,7 +28493,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsreigvsi(cusolverSpHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_result = call_cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 412), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 412), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28557,7 +28557,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsreigvsi(cusolverSpHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_result = call_cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 413), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 413), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28621,7 +28621,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsreigvsi(cusolverSpHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_result = call_cusolverSpCcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 414), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 414), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28685,7 +28685,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsreigvsi(cusolverSpHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_result = call_cusolverSpZcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 415), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 415), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28749,7 +28749,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsreigsHost(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_result = call_cusolverSpScsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 416), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 416), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28810,7 +28810,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsreigsHost(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_result = call_cusolverSpDcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 417), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 417), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28871,7 +28871,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsreigsHost(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_result = call_cusolverSpCcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 418), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 418), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28932,7 +28932,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsreigsHost(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_result = call_cusolverSpZcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 419), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 419), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -28993,7 +28993,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrsymrcmHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     cubind_result = call_cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 420), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 420), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -29051,7 +29051,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrsymmdqHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     cubind_result = call_cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 421), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 421), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -29109,7 +29109,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrsymamdHost(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     cubind_result = call_cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 422), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 422), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -29167,7 +29167,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrmetisndHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     cubind_result = call_cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 423), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 423), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -29226,7 +29226,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrzfdHost(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_result = call_cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 424), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 424), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -29286,7 +29286,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrzfdHost(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_result = call_cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 425), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 425), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -29346,7 +29346,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrzfdHost(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_result = call_cusolverSpCcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 426), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 426), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -29406,7 +29406,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrzfdHost(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_result = call_cusolverSpZcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 427), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 427), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -29466,7 +29466,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrperm_bufferSizeHost(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrperm_bufferSizeHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     cubind_result = call_cusolverSpXcsrperm_bufferSizeHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 428), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 428), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29527,7 +29527,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrpermHost(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     cubind_result = call_cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 429), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 429), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29589,7 +29589,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCreateCsrqrInfo(csrqrInfo_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCreateCsrqrInfo(info);
     cubind_result = call_cusolverSpCreateCsrqrInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 430), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 430), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -29641,7 +29641,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDestroyCsrqrInfo(csrqrInfo_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDestroyCsrqrInfo(info);
     cubind_result = call_cusolverSpDestroyCsrqrInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 431), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 431), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -29693,7 +29693,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrqrAnalysisBatched(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrqrAnalysisBatched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_result = call_cusolverSpXcsrqrAnalysisBatched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 432), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 432), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29752,7 +29752,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrBufferInfoBatched(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpScsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 433), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 433), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29815,7 +29815,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrBufferInfoBatched(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpDcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 434), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 434), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29878,7 +29878,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrBufferInfoBatched(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpCcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 435), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 435), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29941,7 +29941,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrBufferInfoBatched(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpZcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 436), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 436), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30004,7 +30004,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrsvBatched(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_result = call_cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 437), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 437), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30068,7 +30068,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrsvBatched(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_result = call_cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 438), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 438), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30132,7 +30132,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrsvBatched(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_result = call_cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 439), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 439), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30196,7 +30196,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrsvBatched(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_result = call_cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 440), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 440), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30260,7 +30260,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCreateCsrluInfoHost(csrluIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCreateCsrluInfoHost(info);
     cubind_result = call_cusolverSpCreateCsrluInfoHost(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 441), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 441), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -30312,7 +30312,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDestroyCsrluInfoHost(csrluI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDestroyCsrluInfoHost(info);
     cubind_result = call_cusolverSpDestroyCsrluInfoHost(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 442), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 442), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -30364,7 +30364,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrluAnalysisHost(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrluAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_result = call_cusolverSpXcsrluAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 443), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 443), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30422,7 +30422,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrluBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpScsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 444), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 444), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30483,7 +30483,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrluBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpDcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 445), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 445), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30544,7 +30544,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrluBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpCcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 446), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 446), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30605,7 +30605,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrluBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpZcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 447), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 447), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30666,7 +30666,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrluFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_result = call_cusolverSpScsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 448), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 448), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30727,7 +30727,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrluFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_result = call_cusolverSpDcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 449), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 449), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30788,7 +30788,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrluFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_result = call_cusolverSpCcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 450), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 450), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30849,7 +30849,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrluFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_result = call_cusolverSpZcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 451), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 451), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -30910,7 +30910,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrluZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrluZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpScsrluZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 452), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 452), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -30965,7 +30965,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrluZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrluZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpDcsrluZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 453), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 453), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -31020,7 +31020,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrluZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrluZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpCcsrluZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 454), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 454), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -31075,7 +31075,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrluZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrluZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpZcsrluZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 455), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 455), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -31130,7 +31130,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrluSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrluSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrluSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 456), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 456), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -31187,7 +31187,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrluSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrluSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrluSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 457), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 457), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -31244,7 +31244,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrluSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrluSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrluSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 458), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 458), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -31301,7 +31301,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrluSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrluSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrluSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 459), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 459), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -31358,7 +31358,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrluNnzHost(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrluNnzHost(handle, nnzLRef, nnzURef, info);
     cubind_result = call_cusolverSpXcsrluNnzHost(handle, nnzLRef, nnzURef, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 460), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 460), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "nnzLRef", (uintptr_t)nnzLRef);
         cubind__trace_pointer(&cubind_call, "nnzURef", (uintptr_t)nnzURef);
@@ -31413,7 +31413,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrluExtractHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_result = call_cusolverSpScsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 461), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 461), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "P", (uintptr_t)P);
         cubind__trace_pointer(&cubind_call, "Q", (uintptr_t)Q);
@@ -31477,7 +31477,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrluExtractHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_result = call_cusolverSpDcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 462), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 462), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "P", (uintptr_t)P);
         cubind__trace_pointer(&cubind_call, "Q", (uintptr_t)Q);
@@ -31541,7 +31541,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrluExtractHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_result = call_cusolverSpCcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 463), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 463), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "P", (uintptr_t)P);
         cubind__trace_pointer(&cubind_call, "Q", (uintptr_t)Q);
@@ -31605,7 +31605,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrluExtractHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_result = call_cusolverSpZcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 464), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 464), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "P", (uintptr_t)P);
         cubind__trace_pointer(&cubind_call, "Q", (uintptr_t)Q);
@@ -31669,7 +31669,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCreateCsrqrInfoHost(csrqrIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCreateCsrqrInfoHost(info);
     cubind_result = call_cusolverSpCreateCsrqrInfoHost(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 465), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 465), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -31721,7 +31721,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDestroyCsrqrInfoHost(csrqrI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDestroyCsrqrInfoHost(info);
     cubind_result = call_cusolverSpDestroyCsrqrInfoHost(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 466), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 466), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -31773,7 +31773,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrqrAnalysisHost(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrqrAnalysisHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_result = call_cusolverSpXcsrqrAnalysisHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 467), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 467), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -31832,7 +31832,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpScsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 468), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 468), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -31894,7 +31894,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpDcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 469), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 469), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -31956,7 +31956,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpCcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 470), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 470), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32018,7 +32018,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrBufferInfoHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpZcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 471), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 471), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32080,7 +32080,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrSetupHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpScsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 472), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 472), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32141,7 +32141,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrSetupHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpDcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 473), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 473), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32202,7 +32202,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrSetupHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpCcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 474), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 474), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32263,7 +32263,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrSetupHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpZcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 475), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 475), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32324,7 +32324,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 476), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 476), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32383,7 +32383,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 477), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 477), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32442,7 +32442,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 478), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 478), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32501,7 +32501,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrFactorHost(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 479), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 479), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32560,7 +32560,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpScsrqrZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 480), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 480), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -32615,7 +32615,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpDcsrqrZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 481), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 481), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -32670,7 +32670,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpCcsrqrZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 482), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 482), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -32725,7 +32725,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrZeroPivotHost(cusolve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpZcsrqrZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 483), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 483), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -32780,7 +32780,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 484), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 484), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32838,7 +32838,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 485), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 485), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32896,7 +32896,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 486), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 486), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -32954,7 +32954,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrSolveHost(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 487), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 487), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33012,7 +33012,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrqrAnalysis(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrqrAnalysis(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_result = call_cusolverSpXcsrqrAnalysis(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 488), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 488), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33071,7 +33071,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrBufferInfo(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpScsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 489), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 489), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33133,7 +33133,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrBufferInfo(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpDcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 490), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 490), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33195,7 +33195,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrBufferInfo(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpCcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 491), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 491), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33257,7 +33257,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrBufferInfo(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpZcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 492), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 492), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33319,7 +33319,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrSetup(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpScsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 493), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 493), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33380,7 +33380,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrSetup(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpDcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 494), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 494), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33441,7 +33441,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrSetup(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpCcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 495), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 495), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33502,7 +33502,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrSetup(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_result = call_cusolverSpZcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 496), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 496), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33563,7 +33563,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrFactor(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 497), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 497), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33622,7 +33622,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrFactor(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 498), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 498), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33681,7 +33681,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrFactor(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 499), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 499), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33740,7 +33740,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrFactor(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 500), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 500), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -33799,7 +33799,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrZeroPivot(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpScsrqrZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 501), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 501), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -33854,7 +33854,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrZeroPivot(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpDcsrqrZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 502), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 502), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -33909,7 +33909,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrZeroPivot(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpCcsrqrZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 503), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 503), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -33964,7 +33964,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrZeroPivot(cusolverSpH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpZcsrqrZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 504), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 504), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -34019,7 +34019,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrqrSolve(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrqrSolve(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrqrSolve(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 505), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 505), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34077,7 +34077,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrqrSolve(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrqrSolve(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrqrSolve(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 506), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 506), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34135,7 +34135,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrqrSolve(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrqrSolve(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrqrSolve(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 507), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 507), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34193,7 +34193,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrqrSolve(cusolverSpHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrqrSolve(handle, m, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrqrSolve(handle, m, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 508), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 508), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -34251,7 +34251,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCreateCsrcholInfoHost(csrch
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCreateCsrcholInfoHost(info);
     cubind_result = call_cusolverSpCreateCsrcholInfoHost(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 509), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 509), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -34303,7 +34303,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDestroyCsrcholInfoHost(csrc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDestroyCsrcholInfoHost(info);
     cubind_result = call_cusolverSpDestroyCsrcholInfoHost(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 510), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 510), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -34355,7 +34355,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrcholAnalysisHost(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrcholAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_result = call_cusolverSpXcsrcholAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 511), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 511), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34413,7 +34413,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholBufferInfoHost(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpScsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 512), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 512), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34474,7 +34474,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholBufferInfoHost(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpDcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 513), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 513), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34535,7 +34535,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholBufferInfoHost(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpCcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 514), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 514), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34596,7 +34596,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholBufferInfoHost(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpZcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 515), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 515), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34657,7 +34657,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholFactorHost(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpScsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 516), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 516), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34717,7 +34717,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholFactorHost(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpDcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 517), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 517), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34777,7 +34777,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholFactorHost(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpCcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 518), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 518), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34837,7 +34837,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholFactorHost(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpZcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 519), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 519), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -34897,7 +34897,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholZeroPivotHost(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpScsrcholZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 520), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 520), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -34952,7 +34952,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholZeroPivotHost(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpDcsrcholZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 521), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 521), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -35007,7 +35007,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholZeroPivotHost(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpCcsrcholZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 522), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 522), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -35062,7 +35062,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholZeroPivotHost(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholZeroPivotHost(handle, info, tol, position);
     cubind_result = call_cusolverSpZcsrcholZeroPivotHost(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 523), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 523), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -35117,7 +35117,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholSolveHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrcholSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 524), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 524), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -35174,7 +35174,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholSolveHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrcholSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 525), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 525), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -35231,7 +35231,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholSolveHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrcholSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 526), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 526), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -35288,7 +35288,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholSolveHost(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholSolveHost(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrcholSolveHost(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 527), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 527), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -35345,7 +35345,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCreateCsrcholInfo(csrcholIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCreateCsrcholInfo(info);
     cubind_result = call_cusolverSpCreateCsrcholInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 528), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 528), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -35397,7 +35397,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDestroyCsrcholInfo(csrcholI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDestroyCsrcholInfo(info);
     cubind_result = call_cusolverSpDestroyCsrcholInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 529), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 529), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -35449,7 +35449,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpXcsrcholAnalysis(cusolverSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpXcsrcholAnalysis(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_result = call_cusolverSpXcsrcholAnalysis(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 530), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 530), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35507,7 +35507,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholBufferInfo(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpScsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 531), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 531), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35568,7 +35568,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholBufferInfo(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpDcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 532), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 532), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35629,7 +35629,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholBufferInfo(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpCcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 533), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 533), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35690,7 +35690,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholBufferInfo(cusolver
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_result = call_cusolverSpZcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 534), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 534), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35751,7 +35751,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholFactor(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpScsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 535), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 535), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35811,7 +35811,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholFactor(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpDcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 536), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 536), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35871,7 +35871,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholFactor(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpCcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 537), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 537), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35931,7 +35931,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholFactor(cusolverSpHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_result = call_cusolverSpZcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 538), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 538), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -35991,7 +35991,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholZeroPivot(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpScsrcholZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 539), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 539), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -36046,7 +36046,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholZeroPivot(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpDcsrcholZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 540), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 540), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -36101,7 +36101,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholZeroPivot(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpCcsrcholZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 541), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 541), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -36156,7 +36156,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholZeroPivot(cusolverS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholZeroPivot(handle, info, tol, position);
     cubind_result = call_cusolverSpZcsrcholZeroPivot(handle, info, tol, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 542), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 542), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_floating(&cubind_call, "tol", (double)tol);
@@ -36211,7 +36211,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholSolve(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholSolve(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpScsrcholSolve(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 543), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 543), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -36268,7 +36268,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholSolve(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholSolve(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpDcsrcholSolve(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 544), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 544), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -36325,7 +36325,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholSolve(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholSolve(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpCcsrcholSolve(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 545), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 545), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -36382,7 +36382,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholSolve(cusolverSpHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholSolve(handle, n, b, x, info, pBuffer);
     cubind_result = call_cusolverSpZcsrcholSolve(handle, n, b, x, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 546), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 546), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "b", (uintptr_t)b);
@@ -36439,7 +36439,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpScsrcholDiag(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpScsrcholDiag(handle, info, diag);
     cubind_result = call_cusolverSpScsrcholDiag(handle, info, diag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 547), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 547), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "diag", (uintptr_t)diag);
@@ -36493,7 +36493,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpDcsrcholDiag(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpDcsrcholDiag(handle, info, diag);
     cubind_result = call_cusolverSpDcsrcholDiag(handle, info, diag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 548), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 548), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "diag", (uintptr_t)diag);
@@ -36547,7 +36547,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpCcsrcholDiag(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpCcsrcholDiag(handle, info, diag);
     cubind_result = call_cusolverSpCcsrcholDiag(handle, info, diag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 549), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 549), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "diag", (uintptr_t)diag);
@@ -36601,7 +36601,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverSpZcsrcholDiag(cusolverSpHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverSpZcsrcholDiag(handle, info, diag);
     cubind_result = call_cusolverSpZcsrcholDiag(handle, info, diag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 550), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 550), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "diag", (uintptr_t)diag);
@@ -36655,7 +36655,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfCreate(cusolverRfHandle_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfCreate(handle);
     cubind_result = call_cusolverRfCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 551), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 551), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -36707,7 +36707,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfDestroy(cusolverRfHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfDestroy(handle);
     cubind_result = call_cusolverRfDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 552), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 552), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -36759,7 +36759,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfGetMatrixFormat(cusolverRfH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfGetMatrixFormat(handle, format, diag);
     cubind_result = call_cusolverRfGetMatrixFormat(handle, format, diag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 553), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 553), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
         cubind__trace_pointer(&cubind_call, "diag", (uintptr_t)diag);
@@ -36813,7 +36813,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSetMatrixFormat(cusolverRfH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSetMatrixFormat(handle, format, diag);
     cubind_result = call_cusolverRfSetMatrixFormat(handle, format, diag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 554), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 554), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "format", trace_enum_18((long long)format), (long long)format);
         cubind__trace_enum(&cubind_call, "diag", trace_enum_19((long long)diag), (long long)diag);
@@ -36867,7 +36867,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSetNumericProperties(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSetNumericProperties(handle, zero, boost);
     cubind_result = call_cusolverRfSetNumericProperties(handle, zero, boost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 555), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 555), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_floating(&cubind_call, "zero", (double)zero);
         cubind__trace_floating(&cubind_call, "boost", (double)boost);
@@ -36921,7 +36921,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfGetNumericProperties(cusolv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfGetNumericProperties(handle, zero, boost);
     cubind_result = call_cusolverRfGetNumericProperties(handle, zero, boost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 556), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 556), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "zero", (uintptr_t)zero);
         cubind__trace_pointer(&cubind_call, "boost", (uintptr_t)boost);
@@ -36975,7 +36975,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfGetNumericBoostReport(cusol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfGetNumericBoostReport(handle, report);
     cubind_result = call_cusolverRfGetNumericBoostReport(handle, report);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 557), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 557), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "report", (uintptr_t)report);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -37028,7 +37028,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSetAlgs(cusolverRfHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSetAlgs(handle, factAlg, solveAlg);
     cubind_result = call_cusolverRfSetAlgs(handle, factAlg, solveAlg);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 558), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 558), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "factAlg", trace_enum_20((long long)factAlg), (long long)factAlg);
         cubind__trace_enum(&cubind_call, "solveAlg", trace_enum_21((long long)solveAlg), (long long)solveAlg);
@@ -37082,7 +37082,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfGetAlgs(cusolverRfHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfGetAlgs(handle, factAlg, solveAlg);
     cubind_result = call_cusolverRfGetAlgs(handle, factAlg, solveAlg);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 559), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 559), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "factAlg", (uintptr_t)factAlg);
         cubind__trace_pointer(&cubind_call, "solveAlg", (uintptr_t)solveAlg);
@@ -37136,7 +37136,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfGetResetValuesFastMode(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfGetResetValuesFastMode(handle, fastMode);
     cubind_result = call_cusolverRfGetResetValuesFastMode(handle, fastMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 560), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 560), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "fastMode", (uintptr_t)fastMode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -37189,7 +37189,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSetResetValuesFastMode(cuso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSetResetValuesFastMode(handle, fastMode);
     cubind_result = call_cusolverRfSetResetValuesFastMode(handle, fastMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 561), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 561), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "fastMode", trace_enum_22((long long)fastMode), (long long)fastMode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -37242,7 +37242,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSetupHost(int n, int nnzA, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSetupHost(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     cubind_result = call_cusolverRfSetupHost(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 562), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 562), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
         cubind__trace_pointer(&cubind_call, "h_csrRowPtrA", (uintptr_t)h_csrRowPtrA);
@@ -37309,7 +37309,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSetupDevice(int n, int nnzA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSetupDevice(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     cubind_result = call_cusolverRfSetupDevice(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 563), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 563), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
         cubind__trace_pointer(&cubind_call, "csrRowPtrA", (uintptr_t)csrRowPtrA);
@@ -37376,7 +37376,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfResetValues(int n, int nnzA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfResetValues(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     cubind_result = call_cusolverRfResetValues(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 564), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 564), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
         cubind__trace_pointer(&cubind_call, "csrRowPtrA", (uintptr_t)csrRowPtrA);
@@ -37435,7 +37435,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfAnalyze(cusolverRfHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfAnalyze(handle);
     cubind_result = call_cusolverRfAnalyze(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 565), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 565), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -37487,7 +37487,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfRefactor(cusolverRfHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfRefactor(handle);
     cubind_result = call_cusolverRfRefactor(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 566), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 566), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -37539,7 +37539,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfAccessBundledFactorsDevice(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfAccessBundledFactorsDevice(handle, nnzM, Mp, Mi, Mx);
     cubind_result = call_cusolverRfAccessBundledFactorsDevice(handle, nnzM, Mp, Mi, Mx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 567), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 567), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "nnzM", (uintptr_t)nnzM);
         cubind__trace_pointer(&cubind_call, "Mp", (uintptr_t)Mp);
@@ -37595,7 +37595,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfExtractBundledFactorsHost(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfExtractBundledFactorsHost(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
     cubind_result = call_cusolverRfExtractBundledFactorsHost(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 568), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 568), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "h_nnzM", (uintptr_t)h_nnzM);
         cubind__trace_pointer(&cubind_call, "h_Mp", (uintptr_t)h_Mp);
@@ -37651,7 +37651,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfExtractSplitFactorsHost(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfExtractSplitFactorsHost(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
     cubind_result = call_cusolverRfExtractSplitFactorsHost(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 569), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 569), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "h_nnzL", (uintptr_t)h_nnzL);
         cubind__trace_pointer(&cubind_call, "h_csrRowPtrL", (uintptr_t)h_csrRowPtrL);
@@ -37711,7 +37711,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfSolve(cusolverRfHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfSolve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     cubind_result = call_cusolverRfSolve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 570), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 570), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "P", (uintptr_t)P);
         cubind__trace_pointer(&cubind_call, "Q", (uintptr_t)Q);
@@ -37770,7 +37770,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfBatchSetupHost(int batchSiz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfBatchSetupHost(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     cubind_result = call_cusolverRfBatchSetupHost(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 571), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 571), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "batchSize", (long long)batchSize);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -37838,7 +37838,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfBatchResetValues(int batchS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfBatchResetValues(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     cubind_result = call_cusolverRfBatchResetValues(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 572), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 572), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "batchSize", (long long)batchSize);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_signed(&cubind_call, "nnzA", (long long)nnzA);
@@ -37898,7 +37898,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfBatchAnalyze(cusolverRfHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfBatchAnalyze(handle);
     cubind_result = call_cusolverRfBatchAnalyze(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 573), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 573), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -37950,7 +37950,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfBatchRefactor(cusolverRfHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfBatchRefactor(handle);
     cubind_result = call_cusolverRfBatchRefactor(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 574), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 574), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -38002,7 +38002,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfBatchSolve(cusolverRfHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfBatchSolve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     cubind_result = call_cusolverRfBatchSolve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 575), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 575), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "P", (uintptr_t)P);
         cubind__trace_pointer(&cubind_call, "Q", (uintptr_t)Q);
@@ -38061,7 +38061,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverRfBatchZeroPivot(cusolverRfHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVER))
         return call_cusolverRfBatchZeroPivot(handle, position);
     cubind_result = call_cusolverRfBatchZeroPivot(handle, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 576), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolver_symbols.table, 576), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
         cubind__trace_status(&cubind_call, (int)cubind_result);

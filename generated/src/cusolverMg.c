@@ -252,7 +252,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreate(cusolverMgHandle_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgCreate(handle);
     cubind_result = call_cusolverMgCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 0), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 0), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -304,7 +304,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroy(cusolverMgHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDestroy(handle);
     cubind_result = call_cusolverMgDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 1), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 1), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -356,7 +356,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDeviceSelect(cusolverMgHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
     cubind_result = call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 2), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 2), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "nbDevices", (long long)nbDevices);
         cubind__trace_pointer(&cubind_call, "deviceId", (uintptr_t)deviceId);
@@ -410,7 +410,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateDeviceGrid(cudaLibMgG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
     cubind_result = call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 3), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 3), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
         cubind__trace_signed(&cubind_call, "numRowDevices", (long long)numRowDevices);
         cubind__trace_signed(&cubind_call, "numColDevices", (long long)numColDevices);
@@ -466,7 +466,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyGrid(cudaLibMgGrid_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDestroyGrid(grid);
     cubind_result = call_cusolverMgDestroyGrid(grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 4), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 4), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -518,7 +518,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateMatrixDesc(cudaLibMgM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     cubind_result = call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 5), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 5), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_signed(&cubind_call, "numRows", (long long)numRows);
         cubind__trace_signed(&cubind_call, "numCols", (long long)numCols);
@@ -576,7 +576,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyMatrixDesc(cudaLibMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDestroyMatrixDesc(desc);
     cubind_result = call_cusolverMgDestroyMatrixDesc(desc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 6), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 6), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -628,7 +628,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     cubind_result = call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 7), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 7), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
@@ -691,7 +691,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     cubind_result = call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 8), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 8), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
@@ -756,7 +756,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     cubind_result = call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 9), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 9), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "M", (long long)M);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -817,7 +817,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     cubind_result = call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 10), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 10), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "M", (long long)M);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -880,7 +880,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_result = call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 11), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 11), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -946,7 +946,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     cubind_result = call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 12), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 12), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1014,7 +1014,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_result = call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 13), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 13), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1074,7 +1074,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_result = call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 14), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 14), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1136,7 +1136,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_result = call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 15), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 15), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -1201,7 +1201,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     cubind_result = call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 16), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 16), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -1268,7 +1268,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_result = call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 17), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 17), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1328,7 +1328,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_result = call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 18), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 18), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);

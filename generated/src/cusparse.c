@@ -2699,7 +2699,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreate(cusparseHandle_t *hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreate(handle);
     cubind_result = call_cusparseCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 0), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 0), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2751,7 +2751,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroy(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroy(handle);
     cubind_result = call_cusparseDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 1), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 1), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2803,7 +2803,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetVersion(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetVersion(handle, version);
     cubind_result = call_cusparseGetVersion(handle, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 2), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 2), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2856,7 +2856,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetProperty(libraryPropertyTy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetProperty(type, value);
     cubind_result = call_cusparseGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 3), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 3), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2993,7 +2993,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetStream(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetStream(handle, streamId);
     cubind_result = call_cusparseSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 6), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 6), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3046,7 +3046,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetStream(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetStream(handle, streamId);
     cubind_result = call_cusparseGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 7), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 7), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3099,7 +3099,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGetPointerMode(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGetPointerMode(handle, mode);
     cubind_result = call_cusparseGetPointerMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 8), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 8), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3152,7 +3152,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetPointerMode(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetPointerMode(handle, mode);
     cubind_result = call_cusparseSetPointerMode(handle, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 9), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 9), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_2((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3205,7 +3205,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetCallback(cusparseLog
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetCallback(callback);
     cubind_result = call_cusparseLoggerSetCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 10), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 10), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3257,7 +3257,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetFile(FILE *file)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetFile(file);
     cubind_result = call_cusparseLoggerSetFile(file);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 11), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 11), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3309,7 +3309,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerOpenFile(const char *lo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerOpenFile(logFile);
     cubind_result = call_cusparseLoggerOpenFile(logFile);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 12), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 12), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3361,7 +3361,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetLevel(int level)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetLevel(level);
     cubind_result = call_cusparseLoggerSetLevel(level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 13), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 13), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "level", (long long)level);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3413,7 +3413,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerSetMask(int mask)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerSetMask(mask);
     cubind_result = call_cusparseLoggerSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 14), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 14), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "mask", (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3465,7 +3465,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseLoggerForceDisable(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseLoggerForceDisable();
     cubind_result = call_cusparseLoggerForceDisable();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 15), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 15), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -3516,7 +3516,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateMatDescr(cusparseMatDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateMatDescr(descrA);
     cubind_result = call_cusparseCreateMatDescr(descrA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 16), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 16), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3568,7 +3568,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyMatDescr(cusparseMatDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyMatDescr(descrA);
     cubind_result = call_cusparseDestroyMatDescr(descrA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 17), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 17), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3620,7 +3620,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatType(cusparseMatDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatType(descrA, type);
     cubind_result = call_cusparseSetMatType(descrA, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 18), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 18), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3715,7 +3715,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatFillMode(cusparseMatDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatFillMode(descrA, fillMode);
     cubind_result = call_cusparseSetMatFillMode(descrA, fillMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 20), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 20), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "fillMode", trace_enum_4((long long)fillMode), (long long)fillMode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3810,7 +3810,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatDiagType(cusparseMatDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatDiagType(descrA, diagType);
     cubind_result = call_cusparseSetMatDiagType(descrA, diagType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 22), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 22), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "diagType", trace_enum_5((long long)diagType), (long long)diagType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3905,7 +3905,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSetMatIndexBase(cusparseMatDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSetMatIndexBase(descrA, base);
     cubind_result = call_cusparseSetMatIndexBase(descrA, base);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 24), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 24), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
         cubind__trace_enum(&cubind_call, "base", trace_enum_6((long long)base), (long long)base);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4000,7 +4000,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsric02Info(csric02Info
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsric02Info(info);
     cubind_result = call_cusparseCreateCsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 26), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 26), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4052,7 +4052,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyCsric02Info(csric02Inf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyCsric02Info(info);
     cubind_result = call_cusparseDestroyCsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 27), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 27), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4104,7 +4104,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsric02Info(bsric02Info
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsric02Info(info);
     cubind_result = call_cusparseCreateBsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 28), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 28), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4156,7 +4156,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsric02Info(bsric02Inf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsric02Info(info);
     cubind_result = call_cusparseDestroyBsric02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 29), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 29), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4208,7 +4208,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsrilu02Info(csrilu02In
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsrilu02Info(info);
     cubind_result = call_cusparseCreateCsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 30), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 30), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4260,7 +4260,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyCsrilu02Info(csrilu02I
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyCsrilu02Info(info);
     cubind_result = call_cusparseDestroyCsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 31), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 31), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4312,7 +4312,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsrilu02Info(bsrilu02In
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsrilu02Info(info);
     cubind_result = call_cusparseCreateBsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 32), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 32), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4364,7 +4364,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsrilu02Info(bsrilu02I
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsrilu02Info(info);
     cubind_result = call_cusparseDestroyBsrilu02Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 33), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 33), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4416,7 +4416,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsrsv2Info(bsrsv2Info_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsrsv2Info(info);
     cubind_result = call_cusparseCreateBsrsv2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 34), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 34), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4468,7 +4468,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsrsv2Info(bsrsv2Info_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsrsv2Info(info);
     cubind_result = call_cusparseDestroyBsrsv2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 35), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 35), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4520,7 +4520,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsrsm2Info(bsrsm2Info_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsrsm2Info(info);
     cubind_result = call_cusparseCreateBsrsm2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 36), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 36), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4572,7 +4572,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyBsrsm2Info(bsrsm2Info_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyBsrsm2Info(info);
     cubind_result = call_cusparseDestroyBsrsm2Info(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 37), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 37), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4624,7 +4624,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsru2csrInfo(csru2csrIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsru2csrInfo(info);
     cubind_result = call_cusparseCreateCsru2csrInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 38), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 38), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4676,7 +4676,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyCsru2csrInfo(csru2csrI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyCsru2csrInfo(info);
     cubind_result = call_cusparseDestroyCsru2csrInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 39), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 39), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4728,7 +4728,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateColorInfo(cusparseColor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateColorInfo(info);
     cubind_result = call_cusparseCreateColorInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 40), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 40), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4780,7 +4780,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyColorInfo(cusparseColo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyColorInfo(info);
     cubind_result = call_cusparseDestroyColorInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 41), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 41), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4832,7 +4832,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreatePruneInfo(pruneInfo_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreatePruneInfo(info);
     cubind_result = call_cusparseCreatePruneInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 42), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 42), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4884,7 +4884,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyPruneInfo(pruneInfo_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyPruneInfo(info);
     cubind_result = call_cusparseDestroyPruneInfo(info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 43), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 43), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4936,7 +4936,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 44), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 44), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5001,7 +5001,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 45), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 45), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5058,7 +5058,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 46), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 46), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5123,7 +5123,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 47), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 47), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5180,7 +5180,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 48), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 48), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5245,7 +5245,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 49), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 49), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5302,7 +5302,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgemvi(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_result = call_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 50), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 50), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5367,7 +5367,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgemvi_bufferSize(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     cubind_result = call_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 51), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 51), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -5424,7 +5424,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 52), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 52), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5490,7 +5490,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 53), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 53), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5556,7 +5556,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 54), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 54), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5622,7 +5622,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrmv(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 55), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 55), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5688,7 +5688,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 56), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 56), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5757,7 +5757,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 57), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 57), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5826,7 +5826,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 58), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 58), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5895,7 +5895,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrxmv(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_result = call_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 59), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 59), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -5964,7 +5964,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsrsv2_zeroPivot(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsrsv2_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsrsv2_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 60), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 60), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -6018,7 +6018,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 61), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 61), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6081,7 +6081,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 62), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 62), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6144,7 +6144,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 63), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 63), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6207,7 +6207,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 64), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 64), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6270,7 +6270,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 65), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 65), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6333,7 +6333,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 66), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 66), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6396,7 +6396,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 67), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 67), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6459,7 +6459,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 68), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 68), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6522,7 +6522,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 69), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 69), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6586,7 +6586,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 70), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 70), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6650,7 +6650,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 71), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 71), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6714,7 +6714,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 72), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 72), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6778,7 +6778,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 73), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 73), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6845,7 +6845,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 74), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 74), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6912,7 +6912,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 75), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 75), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -6979,7 +6979,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsv2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_result = call_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 76), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 76), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7046,7 +7046,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 77), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 77), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7116,7 +7116,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 78), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 78), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7186,7 +7186,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 79), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 79), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7256,7 +7256,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrmm(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_result = call_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 80), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 80), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7326,7 +7326,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsrsm2_zeroPivot(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsrsm2_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsrsm2_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 81), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 81), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -7380,7 +7380,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 82), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 82), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7445,7 +7445,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 83), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 83), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7510,7 +7510,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 84), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 84), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7575,7 +7575,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_bufferSize(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 85), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 85), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7640,7 +7640,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 86), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 86), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7705,7 +7705,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 87), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 87), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7770,7 +7770,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 88), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 88), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7835,7 +7835,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_bufferSizeExt(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 89), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 89), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7900,7 +7900,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 90), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 90), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -7966,7 +7966,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 91), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 91), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8032,7 +8032,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 92), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 92), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8098,7 +8098,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_analysis(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 93), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 93), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8164,7 +8164,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 94), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 94), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8235,7 +8235,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 95), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 95), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8306,7 +8306,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 96), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 96), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8377,7 +8377,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrsm2_solve(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_result = call_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 97), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 97), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_enum(&cubind_call, "transA", trace_enum_7((long long)transA), (long long)transA);
@@ -8448,7 +8448,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 98), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 98), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8504,7 +8504,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 99), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 99), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8560,7 +8560,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 100), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 100), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8616,7 +8616,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 101), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 101), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -8672,7 +8672,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrilu02_zeroPivot(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrilu02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXcsrilu02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 102), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 102), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -8726,7 +8726,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 103), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 103), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8786,7 +8786,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 104), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 104), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8846,7 +8846,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 105), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 105), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8906,7 +8906,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 106), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 106), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -8966,7 +8966,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 107), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 107), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9026,7 +9026,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 108), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 108), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9086,7 +9086,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 109), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 109), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9146,7 +9146,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 110), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 110), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9206,7 +9206,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 111), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 111), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9267,7 +9267,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 112), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 112), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9328,7 +9328,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 113), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 113), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9389,7 +9389,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 114), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 114), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9450,7 +9450,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 115), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 115), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9511,7 +9511,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 116), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 116), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9572,7 +9572,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 117), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 117), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9633,7 +9633,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 118), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 118), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -9694,7 +9694,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 119), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 119), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9750,7 +9750,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 120), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 120), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9806,7 +9806,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 121), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 121), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9862,7 +9862,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_numericBoost(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     cubind_result = call_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 122), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 122), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_signed(&cubind_call, "enable_boost", (long long)enable_boost);
@@ -9918,7 +9918,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsrilu02_zeroPivot(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsrilu02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsrilu02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 123), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 123), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -9972,7 +9972,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 124), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 124), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10034,7 +10034,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 125), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 125), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10096,7 +10096,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 126), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 126), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10158,7 +10158,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_bufferSize(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 127), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 127), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10220,7 +10220,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 128), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 128), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10282,7 +10282,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 129), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 129), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10344,7 +10344,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 130), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 130), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10406,7 +10406,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 131), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 131), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10468,7 +10468,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 132), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 132), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10531,7 +10531,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 133), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 133), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10594,7 +10594,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 134), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 134), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10657,7 +10657,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02_analysis(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 135), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 135), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10720,7 +10720,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 136), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 136), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10783,7 +10783,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 137), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 137), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10846,7 +10846,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 138), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 138), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10909,7 +10909,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsrilu02(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 139), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 139), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -10972,7 +10972,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsric02_zeroPivot(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsric02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXcsric02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 140), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 140), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -11026,7 +11026,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 141), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 141), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11086,7 +11086,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 142), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 142), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11146,7 +11146,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 143), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 143), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11206,7 +11206,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 144), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 144), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11266,7 +11266,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 145), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 145), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11326,7 +11326,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 146), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 146), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11386,7 +11386,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 147), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 147), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11446,7 +11446,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_result = call_cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 148), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 148), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11506,7 +11506,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 149), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 149), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11567,7 +11567,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 150), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 150), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11628,7 +11628,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 151), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 151), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11689,7 +11689,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 152), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 152), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11750,7 +11750,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 153), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 153), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11811,7 +11811,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 154), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 154), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11872,7 +11872,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 155), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 155), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11933,7 +11933,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_result = call_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 156), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 156), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -11994,7 +11994,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXbsric02_zeroPivot(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXbsric02_zeroPivot(handle, info, position);
     cubind_result = call_cusparseXbsric02_zeroPivot(handle, info, position);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 157), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 157), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
         cubind__trace_pointer(&cubind_call, "position", (uintptr_t)position);
@@ -12048,7 +12048,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 158), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 158), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12110,7 +12110,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 159), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 159), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12172,7 +12172,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 160), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 160), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12234,7 +12234,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02_bufferSize(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 161), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 161), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12296,7 +12296,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 162), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 162), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12358,7 +12358,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 163), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 163), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12420,7 +12420,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 164), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 164), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12482,7 +12482,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_result = call_cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 165), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 165), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12544,7 +12544,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 166), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 166), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12607,7 +12607,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 167), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 167), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12670,7 +12670,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 168), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 168), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12733,7 +12733,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02_analysis(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_result = call_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 169), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 169), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12796,7 +12796,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 170), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 170), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12859,7 +12859,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 171), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 171), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12922,7 +12922,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 172), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 172), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -12985,7 +12985,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsric02(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_result = call_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 173), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 173), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -13048,7 +13048,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 174), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 174), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13108,7 +13108,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 175), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 175), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13168,7 +13168,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 176), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 176), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13228,7 +13228,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2_bufferSizeExt(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 177), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 177), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13288,7 +13288,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 178), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 178), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13348,7 +13348,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 179), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 179), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13408,7 +13408,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 180), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 180), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13468,7 +13468,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 181), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 181), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13528,7 +13528,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 182), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 182), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13588,7 +13588,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 183), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 183), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13648,7 +13648,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 184), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 184), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13708,7 +13708,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2_nopivot_bufferSizeExt(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_result = call_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 185), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 185), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13768,7 +13768,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 186), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 186), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13828,7 +13828,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 187), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 187), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13888,7 +13888,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 188), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 188), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -13948,7 +13948,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2_nopivot(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_result = call_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 189), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 189), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -14008,7 +14008,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 190), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 190), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14068,7 +14068,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 191), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 191), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14128,7 +14128,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 192), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 192), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14188,7 +14188,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2StridedBatch_bufferSize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_result = call_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 193), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 193), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14248,7 +14248,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 194), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 194), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14308,7 +14308,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 195), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 195), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14368,7 +14368,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 196), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 196), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14428,7 +14428,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsv2StridedBatch(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_result = call_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 197), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 197), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "dl", (uintptr_t)dl);
@@ -14488,7 +14488,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 198), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 198), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14548,7 +14548,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 199), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 199), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14608,7 +14608,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 200), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 200), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14668,7 +14668,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 201), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 201), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14728,7 +14728,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 202), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 202), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14788,7 +14788,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 203), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 203), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14848,7 +14848,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 204), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 204), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14908,7 +14908,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgtsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_result = call_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 205), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 205), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -14968,7 +14968,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 206), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 206), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15030,7 +15030,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 207), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 207), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15092,7 +15092,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 208), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 208), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15154,7 +15154,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgpsvInterleavedBatch_bufferS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_result = call_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 209), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 209), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15216,7 +15216,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 210), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 210), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15278,7 +15278,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 211), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 211), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15340,7 +15340,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 212), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 212), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15402,7 +15402,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgpsvInterleavedBatch(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_result = call_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 213), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 213), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "algo", (long long)algo);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -15464,7 +15464,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 214), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 214), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15535,7 +15535,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 215), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 215), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15606,7 +15606,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 216), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 216), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15677,7 +15677,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrgeam2_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 217), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 217), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15748,7 +15748,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrgeam2Nnz(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     cubind_result = call_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 218), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 218), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15814,7 +15814,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 219), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 219), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15885,7 +15885,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 220), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 220), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -15956,7 +15956,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 221), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 221), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16027,7 +16027,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrgeam2(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 222), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 222), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16098,7 +16098,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 223), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 223), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16161,7 +16161,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 224), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 224), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16224,7 +16224,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 225), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 225), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16287,7 +16287,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsrcolor(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_result = call_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 226), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 226), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -16350,7 +16350,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 227), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 227), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16410,7 +16410,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 228), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 228), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16470,7 +16470,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 229), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 229), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16530,7 +16530,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZnnz(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_result = call_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 230), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 230), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -16590,7 +16590,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 231), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 231), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16649,7 +16649,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 232), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 232), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16708,7 +16708,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 233), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 233), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16767,7 +16767,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZnnz_compress(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_result = call_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 234), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 234), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
@@ -16826,7 +16826,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 235), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 235), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16890,7 +16890,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 236), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 236), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -16954,7 +16954,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 237), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 237), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17018,7 +17018,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2csr_compress(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_result = call_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 238), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 238), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -17082,7 +17082,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoo2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     cubind_result = call_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 239), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 239), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "cooRowInd", (uintptr_t)cooRowInd);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -17139,7 +17139,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsr2coo(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     cubind_result = call_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 240), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 240), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "csrSortedRowPtr", (uintptr_t)csrSortedRowPtr);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -17196,7 +17196,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsr2bsrNnz(cusparseHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     cubind_result = call_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 241), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 241), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17258,7 +17258,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 242), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 242), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17322,7 +17322,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 243), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 243), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17386,7 +17386,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 244), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 244), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17450,7 +17450,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2bsr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_result = call_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 245), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 245), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -17514,7 +17514,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 246), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 246), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17578,7 +17578,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 247), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 247), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17642,7 +17642,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 248), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 248), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17706,7 +17706,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZbsr2csr(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 249), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 249), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -17770,7 +17770,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 250), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 250), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -17831,7 +17831,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 251), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 251), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -17892,7 +17892,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 252), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 252), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -17953,7 +17953,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsc_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 253), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 253), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18014,7 +18014,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 254), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 254), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18075,7 +18075,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 255), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 255), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18136,7 +18136,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseCgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 256), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 256), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18197,7 +18197,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsc_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseZgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 257), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 257), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18258,7 +18258,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 258), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 258), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18324,7 +18324,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 259), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 259), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18390,7 +18390,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 260), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 260), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18456,7 +18456,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsc(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_result = call_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 261), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 261), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
         cubind__trace_signed(&cubind_call, "nb", (long long)nb);
@@ -18522,7 +18522,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 262), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 262), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18585,7 +18585,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 263), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 263), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18650,7 +18650,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 264), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 264), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18715,7 +18715,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 265), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 265), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18780,7 +18780,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2csr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_result = call_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 266), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 266), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -18845,7 +18845,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 267), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 267), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -18907,7 +18907,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 268), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 268), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -18969,7 +18969,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 269), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 269), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19031,7 +19031,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2gebsr_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 270), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 270), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19093,7 +19093,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 271), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 271), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19155,7 +19155,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseDcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 272), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 272), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19217,7 +19217,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 273), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 273), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19279,7 +19279,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2gebsr_bufferSizeExt(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_result = call_cusparseZcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 274), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 274), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19341,7 +19341,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsr2gebsrNnz(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 275), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 275), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19405,7 +19405,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 276), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 276), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19471,7 +19471,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 277), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 277), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19537,7 +19537,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 278), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 278), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19603,7 +19603,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2gebsr(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_result = call_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 279), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 279), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
@@ -19669,7 +19669,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 280), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 280), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19734,7 +19734,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 281), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 281), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19799,7 +19799,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 282), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 282), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19864,7 +19864,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsr_bufferSize(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_result = call_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 283), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 283), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19929,7 +19929,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 284), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 284), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -19994,7 +19994,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 285), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 285), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20059,7 +20059,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseCgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 286), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 286), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20124,7 +20124,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsr_bufferSizeExt(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_result = call_cusparseZgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 287), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 287), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20189,7 +20189,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXgebsr2gebsrNnz(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 288), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 288), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20256,7 +20256,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 289), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 289), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20325,7 +20325,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 290), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 290), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20394,7 +20394,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 291), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 291), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20463,7 +20463,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZgebsr2gebsr(cusparseHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_result = call_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 292), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 292), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "dirA", trace_enum_8((long long)dirA), (long long)dirA);
         cubind__trace_signed(&cubind_call, "mb", (long long)mb);
@@ -20532,7 +20532,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateIdentityPermutation(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateIdentityPermutation(handle, n, p);
     cubind_result = call_cusparseCreateIdentityPermutation(handle, n, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 293), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 293), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
@@ -20586,7 +20586,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoosort_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     cubind_result = call_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 294), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 294), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20644,7 +20644,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoosortByRow(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     cubind_result = call_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 295), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 295), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20703,7 +20703,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcoosortByColumn(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     cubind_result = call_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 296), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 296), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20762,7 +20762,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrsort_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     cubind_result = call_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 297), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 297), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20820,7 +20820,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcsrsort(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     cubind_result = call_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 298), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 298), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20880,7 +20880,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcscsort_bufferSizeExt(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     cubind_result = call_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 299), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 299), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20938,7 +20938,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseXcscsort(cusparseHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     cubind_result = call_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 300), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 300), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -20998,7 +20998,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 301), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 301), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21058,7 +21058,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 302), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 302), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21118,7 +21118,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 303), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 303), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21178,7 +21178,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsru2csr_bufferSizeExt(cuspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_result = call_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 304), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 304), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21238,7 +21238,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 305), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 305), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21299,7 +21299,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 306), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 306), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21360,7 +21360,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 307), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 307), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21421,7 +21421,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsru2csr(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 308), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 308), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21482,7 +21482,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 309), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 309), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21543,7 +21543,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDcsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 310), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 310), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21604,7 +21604,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCcsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 311), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 311), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21665,7 +21665,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseZcsr2csru(cusparseHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_result = call_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 312), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 312), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21726,7 +21726,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csr_bufferSizeExt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 313), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 313), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21788,7 +21788,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csr_bufferSizeExt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 314), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 314), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21850,7 +21850,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrNnz(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 315), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 315), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21911,7 +21911,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrNnz(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 316), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 316), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -21972,7 +21972,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csr(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 317), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 317), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22034,7 +22034,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csr(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 318), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 318), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22096,7 +22096,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csr_bufferSizeExt(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 319), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 319), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22161,7 +22161,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csr_bufferSizeExt(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 320), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 320), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22226,7 +22226,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrNnz(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 321), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 321), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22290,7 +22290,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrNnz(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 322), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 322), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22354,7 +22354,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csr(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 323), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 323), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22419,7 +22419,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csr(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 324), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 324), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22484,7 +22484,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrByPercentage_b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 325), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 325), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22547,7 +22547,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrByPercentage_b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 326), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 326), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22610,7 +22610,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrNnzByPercentag
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 327), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 327), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22672,7 +22672,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrNnzByPercentag
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 328), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 328), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22734,7 +22734,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneDense2csrByPercentage(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 329), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 329), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22797,7 +22797,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneDense2csrByPercentage(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 330), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 330), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22860,7 +22860,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrByPercentage_buf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 331), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 331), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22926,7 +22926,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrByPercentage_buf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 332), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 332), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -22992,7 +22992,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrNnzByPercentage(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 333), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 333), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23057,7 +23057,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrNnzByPercentage(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 334), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 334), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23122,7 +23122,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpruneCsr2csrByPercentage(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 335), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 335), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23188,7 +23188,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDpruneCsr2csrByPercentage(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 336), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 336), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23254,7 +23254,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsr2cscEx2(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     cubind_result = call_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 337), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 337), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23320,7 +23320,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsr2cscEx2_bufferSize(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     cubind_result = call_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 338), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 338), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -23386,7 +23386,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateSpVec(cusparseSpVecDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 339), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 339), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -23445,7 +23445,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstSpVec(cusparseCons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 340), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 340), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_signed(&cubind_call, "nnz", (long long)nnz);
@@ -23504,7 +23504,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroySpVec(cusparseConstSpV
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroySpVec(spVecDescr);
     cubind_result = call_cusparseDestroySpVec(spVecDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 341), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 341), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -23556,7 +23556,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecGet(cusparseSpVecDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 342), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 342), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "nnz", (uintptr_t)nnz);
@@ -23615,7 +23615,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstSpVecGet(cusparseConstSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_result = call_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 343), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 343), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "nnz", (uintptr_t)nnz);
@@ -23674,7 +23674,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecGetIndexBase(cusparseCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
     cubind_result = call_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 344), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 344), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "idxBase", (uintptr_t)idxBase);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23727,7 +23727,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecGetValues(cusparseSpVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecGetValues(spVecDescr, values);
     cubind_result = call_cusparseSpVecGetValues(spVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 345), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 345), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23780,7 +23780,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstSpVecGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstSpVecGetValues(spVecDescr, values);
     cubind_result = call_cusparseConstSpVecGetValues(spVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 346), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 346), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23833,7 +23833,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVecSetValues(cusparseSpVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVecSetValues(spVecDescr, values);
     cubind_result = call_cusparseSpVecSetValues(spVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 347), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 347), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spVecDescr", (uintptr_t)spVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23886,7 +23886,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateDnVec(cusparseDnVecDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 348), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 348), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -23941,7 +23941,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstDnVec(cusparseCons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 349), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 349), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_signed(&cubind_call, "size", (long long)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -23996,7 +23996,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyDnVec(cusparseConstDnV
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyDnVec(dnVecDescr);
     cubind_result = call_cusparseDestroyDnVec(dnVecDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 350), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 350), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24048,7 +24048,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnVecGet(cusparseDnVecDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnVecGet(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseDnVecGet(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 351), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 351), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -24103,7 +24103,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnVecGet(cusparseConstDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
     cubind_result = call_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 352), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 352), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
@@ -24158,7 +24158,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnVecGetValues(cusparseDnVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnVecGetValues(dnVecDescr, values);
     cubind_result = call_cusparseDnVecGetValues(dnVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 353), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 353), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24211,7 +24211,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnVecGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnVecGetValues(dnVecDescr, values);
     cubind_result = call_cusparseConstDnVecGetValues(dnVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 354), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 354), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24264,7 +24264,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnVecSetValues(cusparseDnVecD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnVecSetValues(dnVecDescr, values);
     cubind_result = call_cusparseDnVecSetValues(dnVecDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 355), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 355), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnVecDescr", (uintptr_t)dnVecDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24317,7 +24317,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroySpMat(cusparseConstSpM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroySpMat(spMatDescr);
     cubind_result = call_cusparseDestroySpMat(spMatDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 356), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 356), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24369,7 +24369,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetFormat(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetFormat(spMatDescr, format);
     cubind_result = call_cusparseSpMatGetFormat(spMatDescr, format);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 357), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 357), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24422,7 +24422,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetIndexBase(cusparseCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
     cubind_result = call_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 358), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 358), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "idxBase", (uintptr_t)idxBase);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24475,7 +24475,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetValues(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetValues(spMatDescr, values);
     cubind_result = call_cusparseSpMatGetValues(spMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 359), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 359), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24528,7 +24528,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstSpMatGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstSpMatGetValues(spMatDescr, values);
     cubind_result = call_cusparseConstSpMatGetValues(spMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 360), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 360), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24581,7 +24581,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatSetValues(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatSetValues(spMatDescr, values);
     cubind_result = call_cusparseSpMatSetValues(spMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 361), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 361), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24634,7 +24634,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetSize(cusparseConstSpM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
     cubind_result = call_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 362), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 362), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -24689,7 +24689,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetStridedBatch(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
     cubind_result = call_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 363), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 363), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "batchCount", (uintptr_t)batchCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24742,7 +24742,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCooSetStridedBatch(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
     cubind_result = call_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 364), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 364), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "batchStride", (long long)batchStride);
@@ -24796,7 +24796,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsrSetStridedBatch(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     cubind_result = call_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 365), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 365), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "offsetsBatchStride", (long long)offsetsBatchStride);
@@ -24851,7 +24851,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseBsrSetStridedBatch(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     cubind_result = call_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 366), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 366), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "offsetsBatchStride", (long long)offsetsBatchStride);
@@ -24907,7 +24907,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatGetAttribute(cusparseCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
     cubind_result = call_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 367), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 367), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_14((long long)attribute), (long long)attribute);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -24962,7 +24962,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMatSetAttribute(cusparseSpM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
     cubind_result = call_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 368), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 368), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_14((long long)attribute), (long long)attribute);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -25017,7 +25017,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsr(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 369), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 369), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25079,7 +25079,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstCsr(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 370), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 370), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25141,7 +25141,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCsc(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 371), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 371), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25203,7 +25203,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstCsc(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 372), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 372), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25265,7 +25265,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsrGet(cusparseSpMatDescr_t s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 373), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 373), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25327,7 +25327,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstCsrGet(cusparseConstSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_result = call_cusparseConstCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 374), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 374), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25389,7 +25389,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCscGet(cusparseSpMatDescr_t s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 375), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 375), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25451,7 +25451,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstCscGet(cusparseConstSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_result = call_cusparseConstCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 376), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 376), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25513,7 +25513,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCsrSetPointers(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     cubind_result = call_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 377), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 377), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "csrRowOffsets", (uintptr_t)csrRowOffsets);
         cubind__trace_pointer(&cubind_call, "csrColInd", (uintptr_t)csrColInd);
@@ -25568,7 +25568,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCscSetPointers(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     cubind_result = call_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 378), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 378), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "cscColOffsets", (uintptr_t)cscColOffsets);
         cubind__trace_pointer(&cubind_call, "cscRowInd", (uintptr_t)cscRowInd);
@@ -25623,7 +25623,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBsr(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     cubind_result = call_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 379), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 379), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "brows", (long long)brows);
         cubind__trace_signed(&cubind_call, "bcols", (long long)bcols);
@@ -25688,7 +25688,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstBsr(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     cubind_result = call_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 380), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 380), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "brows", (long long)brows);
         cubind__trace_signed(&cubind_call, "bcols", (long long)bcols);
@@ -25753,7 +25753,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateCoo(cusparseSpMatDescr_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 381), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 381), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25814,7 +25814,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstCoo(cusparseConstS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 382), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 382), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -25875,7 +25875,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCooGet(cusparseSpMatDescr_t s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     cubind_result = call_cusparseCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 383), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 383), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25936,7 +25936,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstCooGet(cusparseConstSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     cubind_result = call_cusparseConstCooGet(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 384), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 384), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -25997,7 +25997,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCooSetPointers(cusparseSpMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
     cubind_result = call_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 385), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 385), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "cooRows", (uintptr_t)cooRows);
         cubind__trace_pointer(&cubind_call, "cooColumns", (uintptr_t)cooColumns);
@@ -26052,7 +26052,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateBlockedEll(cusparseSpMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 386), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 386), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26113,7 +26113,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstBlockedEll(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 387), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 387), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26174,7 +26174,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseBlockedEllGet(cusparseSpMatDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 388), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 388), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26235,7 +26235,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstBlockedEllGet(cusparseCo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_result = call_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 389), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 389), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26296,7 +26296,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateSlicedEll(cusparseSpMat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 390), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 390), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26360,7 +26360,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstSlicedEll(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     cubind_result = call_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 391), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 391), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spMatDescr", (uintptr_t)spMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26424,7 +26424,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateDnMat(cusparseDnMatDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
     cubind_result = call_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 392), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 392), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26482,7 +26482,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseCreateConstDnMat(cusparseCons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
     cubind_result = call_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 393), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 393), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_signed(&cubind_call, "rows", (long long)rows);
         cubind__trace_signed(&cubind_call, "cols", (long long)cols);
@@ -26540,7 +26540,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDestroyDnMat(cusparseConstDnM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDestroyDnMat(dnMatDescr);
     cubind_result = call_cusparseDestroyDnMat(dnMatDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 394), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 394), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26592,7 +26592,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatGet(cusparseDnMatDescr_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
     cubind_result = call_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 395), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 395), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26650,7 +26650,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnMatGet(cusparseConstDn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
     cubind_result = call_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 396), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 396), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "rows", (uintptr_t)rows);
         cubind__trace_pointer(&cubind_call, "cols", (uintptr_t)cols);
@@ -26708,7 +26708,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatGetValues(cusparseDnMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatGetValues(dnMatDescr, values);
     cubind_result = call_cusparseDnMatGetValues(dnMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 397), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 397), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26761,7 +26761,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseConstDnMatGetValues(cusparseC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseConstDnMatGetValues(dnMatDescr, values);
     cubind_result = call_cusparseConstDnMatGetValues(dnMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 398), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 398), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26814,7 +26814,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatSetValues(cusparseDnMatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatSetValues(dnMatDescr, values);
     cubind_result = call_cusparseDnMatSetValues(dnMatDescr, values);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 399), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 399), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26867,7 +26867,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatSetStridedBatch(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
     cubind_result = call_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 400), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 400), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_signed(&cubind_call, "batchCount", (long long)batchCount);
         cubind__trace_signed(&cubind_call, "batchStride", (long long)batchStride);
@@ -26921,7 +26921,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDnMatGetStridedBatch(cusparse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
     cubind_result = call_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 401), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 401), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dnMatDescr", (uintptr_t)dnMatDescr);
         cubind__trace_pointer(&cubind_call, "batchCount", (uintptr_t)batchCount);
         cubind__trace_pointer(&cubind_call, "batchStride", (uintptr_t)batchStride);
@@ -26975,7 +26975,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseAxpby(cusparseHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseAxpby(handle, alpha, vecX, beta, vecY);
     cubind_result = call_cusparseAxpby(handle, alpha, vecX, beta, vecY);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 402), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 402), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27031,7 +27031,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseGather(cusparseHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseGather(handle, vecY, vecX);
     cubind_result = call_cusparseGather(handle, vecY, vecX);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 403), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 403), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "vecY", (uintptr_t)vecY);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27085,7 +27085,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseScatter(cusparseHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseScatter(handle, vecX, vecY);
     cubind_result = call_cusparseScatter(handle, vecX, vecY);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 404), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 404), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
         cubind__trace_pointer(&cubind_call, "vecY", (uintptr_t)vecY);
@@ -27139,7 +27139,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseRot(cusparseHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
     cubind_result = call_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 405), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 405), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "c_coeff", (uintptr_t)c_coeff);
         cubind__trace_pointer(&cubind_call, "s_coeff", (uintptr_t)s_coeff);
@@ -27195,7 +27195,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVV_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
     cubind_result = call_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 406), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 406), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opX", trace_enum_7((long long)opX), (long long)opX);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27253,7 +27253,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpVV(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     cubind_result = call_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 407), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 407), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opX", trace_enum_7((long long)opX), (long long)opX);
         cubind__trace_pointer(&cubind_call, "vecX", (uintptr_t)vecX);
@@ -27311,7 +27311,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSparseToDense_bufferSize(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
     cubind_result = call_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 408), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 408), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27367,7 +27367,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSparseToDense(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
     cubind_result = call_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 409), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 409), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27423,7 +27423,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDenseToSparse_bufferSize(cusp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
     cubind_result = call_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 410), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 410), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27479,7 +27479,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDenseToSparse_analysis(cuspar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
     cubind_result = call_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 411), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 411), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27535,7 +27535,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseDenseToSparse_convert(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
     cubind_result = call_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 412), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 412), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "matA", (uintptr_t)matA);
         cubind__trace_pointer(&cubind_call, "matB", (uintptr_t)matB);
@@ -27591,7 +27591,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMV(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 413), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 413), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27652,7 +27652,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMV_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     cubind_result = call_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 414), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 414), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27713,7 +27713,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMV_preprocess(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 415), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 415), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27774,7 +27774,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_createDescr(cusparseSpSV
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_createDescr(descr);
     cubind_result = call_cusparseSpSV_createDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 416), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 416), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -27826,7 +27826,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_destroyDescr(cusparseSpS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_destroyDescr(descr);
     cubind_result = call_cusparseSpSV_destroyDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 417), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 417), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -27878,7 +27878,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     cubind_result = call_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 418), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 418), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -27939,7 +27939,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_analysis(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     cubind_result = call_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 419), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 419), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -28000,7 +28000,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_solve(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     cubind_result = call_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 420), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 420), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -28060,7 +28060,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSV_updateMatrix(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
     cubind_result = call_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 421), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 421), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "spsvDescr", (uintptr_t)spsvDescr);
         cubind__trace_pointer(&cubind_call, "newValues", (uintptr_t)newValues);
@@ -28115,7 +28115,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_createDescr(cusparseSpSM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_createDescr(descr);
     cubind_result = call_cusparseSpSM_createDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 422), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 422), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28167,7 +28167,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_destroyDescr(cusparseSpS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_destroyDescr(descr);
     cubind_result = call_cusparseSpSM_destroyDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 423), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 423), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28219,7 +28219,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     cubind_result = call_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 424), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 424), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28281,7 +28281,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_analysis(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     cubind_result = call_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 425), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 425), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28343,7 +28343,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_solve(cusparseHandle_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     cubind_result = call_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 426), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 426), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28404,7 +28404,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpSM_updateMatrix(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
     cubind_result = call_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 427), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 427), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "spsmDescr", (uintptr_t)spsmDescr);
         cubind__trace_pointer(&cubind_call, "newValues", (uintptr_t)newValues);
@@ -28459,7 +28459,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMM_bufferSize(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     cubind_result = call_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 428), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 428), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28521,7 +28521,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMM_preprocess(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 429), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 429), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28583,7 +28583,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMM(cusparseHandle_t handle,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 430), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 430), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28645,7 +28645,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_createDescr(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_createDescr(descr);
     cubind_result = call_cusparseSpGEMM_createDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 431), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 431), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28697,7 +28697,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_destroyDescr(cusparseS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_destroyDescr(descr);
     cubind_result = call_cusparseSpGEMM_destroyDescr(descr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 432), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 432), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "descr", (uintptr_t)descr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -28749,7 +28749,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_workEstimation(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     cubind_result = call_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 433), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 433), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28813,7 +28813,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_getNumProducts(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
     cubind_result = call_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 434), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 434), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "spgemmDescr", (uintptr_t)spgemmDescr);
         cubind__trace_pointer(&cubind_call, "num_prods", (uintptr_t)num_prods);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -28866,7 +28866,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_estimateMemory(cuspars
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     cubind_result = call_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 435), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 435), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28932,7 +28932,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_compute(cusparseHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     cubind_result = call_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 436), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 436), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -28996,7 +28996,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMM_copy(cusparseHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     cubind_result = call_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 437), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 437), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29058,7 +29058,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_workEstimation(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     cubind_result = call_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 438), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 438), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29119,7 +29119,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_nnz(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     cubind_result = call_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 439), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 439), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29184,7 +29184,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_copy(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     cubind_result = call_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 440), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 440), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29245,7 +29245,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpGEMMreuse_compute(cusparseH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     cubind_result = call_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 441), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 441), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29307,7 +29307,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSDDMM_bufferSize(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     cubind_result = call_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 442), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 442), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29369,7 +29369,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSDDMM_preprocess(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 443), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 443), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29431,7 +29431,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSDDMM(cusparseHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_result = call_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 444), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 444), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
         cubind__trace_enum(&cubind_call, "opB", trace_enum_7((long long)opB), (long long)opB);
@@ -29493,7 +29493,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMMOp_createPlan(cusparseHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     cubind_result = call_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 445), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 445), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_enum(&cubind_call, "opA", trace_enum_7((long long)opA), (long long)opA);
@@ -29560,7 +29560,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMMOp(cusparseSpMMOpPlan_t p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMMOp(plan, externalBuffer);
     cubind_result = call_cusparseSpMMOp(plan, externalBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 446), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 446), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_pointer(&cubind_call, "externalBuffer", (uintptr_t)externalBuffer);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -29613,7 +29613,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseSpMMOp_destroyPlan(cusparseSp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseSpMMOp_destroyPlan(plan);
     cubind_result = call_cusparseSpMMOp_destroyPlan(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 447), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 447), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -29665,7 +29665,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csr_bufferSizeExt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 448), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 448), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29727,7 +29727,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrNnz(cusparseHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseHpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 449), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 449), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29788,7 +29788,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csr(cusparseHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseHpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 450), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 450), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29850,7 +29850,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csr_bufferSizeExt(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 451), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 451), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29915,7 +29915,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrNnz(cusparseHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 452), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 452), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -29979,7 +29979,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csr(cusparseHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 453), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 453), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30044,7 +30044,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrByPercentage_b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 454), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 454), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30107,7 +30107,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrNnzByPercentag
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseHpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 455), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 455), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30169,7 +30169,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneDense2csrByPercentage(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseHpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 456), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 456), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30232,7 +30232,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrByPercentage_buf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_result = call_cusparseHpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 457), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 457), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30298,7 +30298,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrNnzByPercentage(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 458), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 458), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -30363,7 +30363,7 @@ static CUBIND_COLD cusparseStatus_t traced_cusparseHpruneCsr2csrByPercentage(cus
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSPARSE))
         return call_cusparseHpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_result = call_cusparseHpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 459), cubind_result != CUSPARSE_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusparse_symbols.table, 459), cubind_result != CUSPARSE_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSPARSE, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "m", (long long)m);
         cubind__trace_signed(&cubind_call, "n", (long long)n);

@@ -3240,7 +3240,7 @@ static CUBIND_COLD CUresult traced_cuGetErrorString(CUresult error, const char *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetErrorString(error, pStr);
     cubind_result = call_cuGetErrorString(error, pStr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 0), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 0), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
         cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3293,7 +3293,7 @@ static CUBIND_COLD CUresult traced_cuGetErrorName(CUresult error, const char **p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetErrorName(error, pStr);
     cubind_result = call_cuGetErrorName(error, pStr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 1), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 1), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
         cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3346,7 +3346,7 @@ static CUBIND_COLD CUresult traced_cuInit(unsigned int Flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuInit(Flags);
     cubind_result = call_cuInit(Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 2), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 2), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3398,7 +3398,7 @@ static CUBIND_COLD CUresult traced_cuDriverGetVersion(int *driverVersion)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDriverGetVersion(driverVersion);
     cubind_result = call_cuDriverGetVersion(driverVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 3), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 3), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3450,7 +3450,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGet(CUdevice *device, int ordinal)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGet(device, ordinal);
     cubind_result = call_cuDeviceGet(device, ordinal);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 4), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 4), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_signed(&cubind_call, "ordinal", (long long)ordinal);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3503,7 +3503,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetCount(int *count)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetCount(count);
     cubind_result = call_cuDeviceGetCount(count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 5), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 5), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3555,7 +3555,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetName(char *name, int len, CUdevice
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetName(name, len, dev);
     cubind_result = call_cuDeviceGetName(name, len, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 6), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 6), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_signed(&cubind_call, "len", (long long)len);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -3609,7 +3609,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetUuid_v2(uuid, dev);
     cubind_result = call_cuDeviceGetUuid_v2(uuid, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 7), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 7), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "uuid", (uintptr_t)uuid);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3662,7 +3662,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetLuid(char *luid, unsigned int *dev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
     cubind_result = call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 8), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 8), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "luid", (uintptr_t)luid);
         cubind__trace_pointer(&cubind_call, "deviceNodeMask", (uintptr_t)deviceNodeMask);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -3716,7 +3716,7 @@ static CUBIND_COLD CUresult traced_cuDeviceTotalMem_v2(size_t *bytes, CUdevice d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceTotalMem_v2(bytes, dev);
     cubind_result = call_cuDeviceTotalMem_v2(bytes, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 9), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 9), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3769,7 +3769,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetTexture1DLinearMaxWidth(size_t *ma
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
     cubind_result = call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 10), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 10), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
         cubind__trace_enum(&cubind_call, "format", trace_enum_1((long long)format), (long long)format);
         cubind__trace_unsigned(&cubind_call, "numChannels", (unsigned long long)numChannels);
@@ -3824,7 +3824,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetAttribute(int *pi, CUdevice_attrib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetAttribute(pi, attrib, dev);
     cubind_result = call_cuDeviceGetAttribute(pi, attrib, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 11), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 11), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_2((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -3878,7 +3878,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetHostAtomicCapabilities(unsigned in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
     cubind_result = call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 12), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 12), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
         cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -3933,7 +3933,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetNvSciSyncAttributes(void *nvSciSyn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
     cubind_result = call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 13), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 13), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_signed(&cubind_call, "flags", (long long)flags);
@@ -3987,7 +3987,7 @@ static CUBIND_COLD CUresult traced_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceSetMemPool(dev, pool);
     cubind_result = call_cuDeviceSetMemPool(dev, pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 14), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 14), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4040,7 +4040,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetMemPool(pool, dev);
     cubind_result = call_cuDeviceGetMemPool(pool, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 15), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 15), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4093,7 +4093,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetDefaultMemPool(pool_out, dev);
     cubind_result = call_cuDeviceGetDefaultMemPool(pool_out, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 16), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 16), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4146,7 +4146,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetExecAffinitySupport(int *pi, CUexe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetExecAffinitySupport(pi, type, dev);
     cubind_result = call_cuDeviceGetExecAffinitySupport(pi, type, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 17), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 17), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -4200,7 +4200,7 @@ static CUBIND_COLD CUresult traced_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFlushGPUDirectRDMAWrites(target, scope);
     cubind_result = call_cuFlushGPUDirectRDMAWrites(target, scope);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 18), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 18), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "target", trace_enum_4((long long)target), (long long)target);
         cubind__trace_enum(&cubind_call, "scope", trace_enum_5((long long)scope), (long long)scope);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4253,7 +4253,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetProperties(CUdevprop *prop, CUdevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetProperties(prop, dev);
     cubind_result = call_cuDeviceGetProperties(prop, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 19), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 19), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4306,7 +4306,7 @@ static CUBIND_COLD CUresult traced_cuDeviceComputeCapability(int *major, int *mi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceComputeCapability(major, minor, dev);
     cubind_result = call_cuDeviceComputeCapability(major, minor, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 20), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 20), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -4360,7 +4360,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUd
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxRetain(pctx, dev);
     cubind_result = call_cuDevicePrimaryCtxRetain(pctx, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 21), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 21), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4413,7 +4413,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxRelease_v2(dev);
     cubind_result = call_cuDevicePrimaryCtxRelease_v2(dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 22), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 22), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4465,7 +4465,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, u
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
     cubind_result = call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 23), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 23), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4518,7 +4518,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxGetState(CUdevice dev, unsi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxGetState(dev, flags, active);
     cubind_result = call_cuDevicePrimaryCtxGetState(dev, flags, active);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 24), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 24), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "active", (uintptr_t)active);
@@ -4572,7 +4572,7 @@ static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxReset_v2(CUdevice dev)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevicePrimaryCtxReset_v2(dev);
     cubind_result = call_cuDevicePrimaryCtxReset_v2(dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 25), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 25), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4624,7 +4624,7 @@ static CUBIND_COLD CUresult traced_cuCtxCreate_v4(CUcontext *pctx, CUctxCreatePa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
     cubind_result = call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 26), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 26), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_pointer(&cubind_call, "ctxCreateParams", (uintptr_t)ctxCreateParams);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -4679,7 +4679,7 @@ static CUBIND_COLD CUresult traced_cuCtxDestroy_v2(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxDestroy_v2(ctx);
     cubind_result = call_cuCtxDestroy_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 27), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 27), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4731,7 +4731,7 @@ static CUBIND_COLD CUresult traced_cuCtxPushCurrent_v2(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxPushCurrent_v2(ctx);
     cubind_result = call_cuCtxPushCurrent_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 28), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 28), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4783,7 +4783,7 @@ static CUBIND_COLD CUresult traced_cuCtxPopCurrent_v2(CUcontext *pctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxPopCurrent_v2(pctx);
     cubind_result = call_cuCtxPopCurrent_v2(pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 29), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 29), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4835,7 +4835,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetCurrent(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetCurrent(ctx);
     cubind_result = call_cuCtxSetCurrent(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 30), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 30), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4887,7 +4887,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetCurrent(CUcontext *pctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetCurrent(pctx);
     cubind_result = call_cuCtxGetCurrent(pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 31), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 31), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4939,7 +4939,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetDevice(CUdevice *device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetDevice(device);
     cubind_result = call_cuCtxGetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 32), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 32), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4991,7 +4991,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetDevice_v2(CUdevice *device, CUcontext
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetDevice_v2(device, ctx);
     cubind_result = call_cuCtxGetDevice_v2(device, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 33), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 33), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5044,7 +5044,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetFlags(unsigned int *flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetFlags(flags);
     cubind_result = call_cuCtxGetFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 34), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 34), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5096,7 +5096,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetFlags(unsigned int flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetFlags(flags);
     cubind_result = call_cuCtxSetFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 35), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 35), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5148,7 +5148,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetId(CUcontext ctx, unsigned long long 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetId(ctx, ctxId);
     cubind_result = call_cuCtxGetId(ctx, ctxId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 36), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 36), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_pointer(&cubind_call, "ctxId", (uintptr_t)ctxId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5201,7 +5201,7 @@ static CUBIND_COLD CUresult traced_cuCtxSynchronize(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSynchronize();
     cubind_result = call_cuCtxSynchronize();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 37), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 37), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -5252,7 +5252,7 @@ static CUBIND_COLD CUresult traced_cuCtxSynchronize_v2(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSynchronize_v2(ctx);
     cubind_result = call_cuCtxSynchronize_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 38), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 38), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5304,7 +5304,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetLimit(CUlimit limit, size_t value)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetLimit(limit, value);
     cubind_result = call_cuCtxSetLimit(limit, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 39), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 39), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5357,7 +5357,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetLimit(pvalue, limit);
     cubind_result = call_cuCtxGetLimit(pvalue, limit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 40), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 40), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pvalue", (uintptr_t)pvalue);
         cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5410,7 +5410,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetCacheConfig(pconfig);
     cubind_result = call_cuCtxGetCacheConfig(pconfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 41), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 41), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pconfig", (uintptr_t)pconfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5462,7 +5462,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetCacheConfig(CUfunc_cache config)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetCacheConfig(config);
     cubind_result = call_cuCtxSetCacheConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 42), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 42), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5514,7 +5514,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetApiVersion(CUcontext ctx, unsigned in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetApiVersion(ctx, version);
     cubind_result = call_cuCtxGetApiVersion(ctx, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 43), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 43), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5567,7 +5567,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetStreamPriorityRange(int *leastPriorit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
     cubind_result = call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 44), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 44), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
         cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5620,7 +5620,7 @@ static CUBIND_COLD CUresult traced_cuCtxResetPersistingL2Cache(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxResetPersistingL2Cache();
     cubind_result = call_cuCtxResetPersistingL2Cache();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 45), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 45), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -5671,7 +5671,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetExecAffinity(CUexecAffinityParam *pEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetExecAffinity(pExecAffinity, type);
     cubind_result = call_cuCtxGetExecAffinity(pExecAffinity, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 46), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 46), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pExecAffinity", (uintptr_t)pExecAffinity);
         cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5724,7 +5724,7 @@ static CUBIND_COLD CUresult traced_cuCtxRecordEvent(CUcontext hCtx, CUevent hEve
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxRecordEvent(hCtx, hEvent);
     cubind_result = call_cuCtxRecordEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 47), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 47), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5777,7 +5777,7 @@ static CUBIND_COLD CUresult traced_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxWaitEvent(hCtx, hEvent);
     cubind_result = call_cuCtxWaitEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 48), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 48), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5830,7 +5830,7 @@ static CUBIND_COLD CUresult traced_cuCtxAttach(CUcontext *pctx, unsigned int fla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxAttach(pctx, flags);
     cubind_result = call_cuCtxAttach(pctx, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 49), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 49), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5883,7 +5883,7 @@ static CUBIND_COLD CUresult traced_cuCtxDetach(CUcontext ctx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxDetach(ctx);
     cubind_result = call_cuCtxDetach(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 50), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 50), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5935,7 +5935,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetSharedMemConfig(CUsharedconfig *pConf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetSharedMemConfig(pConfig);
     cubind_result = call_cuCtxGetSharedMemConfig(pConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 51), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 51), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5987,7 +5987,7 @@ static CUBIND_COLD CUresult traced_cuCtxSetSharedMemConfig(CUsharedconfig config
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxSetSharedMemConfig(config);
     cubind_result = call_cuCtxSetSharedMemConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 52), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 52), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6039,7 +6039,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoad(CUmodule *module, const char *fn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoad(module, fname);
     cubind_result = call_cuModuleLoad(module, fname);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 53), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 53), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "fname", (uintptr_t)fname);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6092,7 +6092,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoadData(CUmodule *module, const void
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoadData(module, image);
     cubind_result = call_cuModuleLoadData(module, image);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 54), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 54), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6145,7 +6145,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoadDataEx(CUmodule *module, const vo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
     cubind_result = call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 55), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 55), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
         cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
@@ -6201,7 +6201,7 @@ static CUBIND_COLD CUresult traced_cuModuleLoadFatBinary(CUmodule *module, const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleLoadFatBinary(module, fatCubin);
     cubind_result = call_cuModuleLoadFatBinary(module, fatCubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 56), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 56), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
         cubind__trace_pointer(&cubind_call, "fatCubin", (uintptr_t)fatCubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6254,7 +6254,7 @@ static CUBIND_COLD CUresult traced_cuModuleUnload(CUmodule hmod)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleUnload(hmod);
     cubind_result = call_cuModuleUnload(hmod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 57), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 57), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6306,7 +6306,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetLoadingMode(CUmoduleLoadingMode *m
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetLoadingMode(mode);
     cubind_result = call_cuModuleGetLoadingMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 58), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 58), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6358,7 +6358,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetFunction(CUfunction *hfunc, CUmodu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetFunction(hfunc, hmod, name);
     cubind_result = call_cuModuleGetFunction(hfunc, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 59), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 59), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -6412,7 +6412,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetFunctionCount(unsigned int *count,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetFunctionCount(count, mod);
     cubind_result = call_cuModuleGetFunctionCount(count, mod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 60), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 60), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6465,7 +6465,7 @@ static CUBIND_COLD CUresult traced_cuModuleEnumerateFunctions(CUfunction *functi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
     cubind_result = call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 61), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 61), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "functions", (uintptr_t)functions);
         cubind__trace_unsigned(&cubind_call, "numFunctions", (unsigned long long)numFunctions);
         cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
@@ -6519,7 +6519,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
     cubind_result = call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 62), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 62), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
@@ -6574,7 +6574,7 @@ static CUBIND_COLD CUresult traced_cuLinkCreate_v2(unsigned int numOptions, CUji
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
     cubind_result = call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 63), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 63), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
         cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
@@ -6629,7 +6629,7 @@ static CUBIND_COLD CUresult traced_cuLinkAddData_v2(CUlinkState state, CUjitInpu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
     cubind_result = call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 64), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 64), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -6688,7 +6688,7 @@ static CUBIND_COLD CUresult traced_cuLinkAddFile_v2(CUlinkState state, CUjitInpu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
     cubind_result = call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 65), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 65), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
@@ -6745,7 +6745,7 @@ static CUBIND_COLD CUresult traced_cuLinkComplete(CUlinkState state, void **cubi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkComplete(state, cubinOut, sizeOut);
     cubind_result = call_cuLinkComplete(state, cubinOut, sizeOut);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 66), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 66), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_pointer(&cubind_call, "cubinOut", (uintptr_t)cubinOut);
         cubind__trace_pointer(&cubind_call, "sizeOut", (uintptr_t)sizeOut);
@@ -6799,7 +6799,7 @@ static CUBIND_COLD CUresult traced_cuLinkDestroy(CUlinkState state)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLinkDestroy(state);
     cubind_result = call_cuLinkDestroy(state);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 67), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 67), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6851,7 +6851,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetTexRef(pTexRef, hmod, name);
     cubind_result = call_cuModuleGetTexRef(pTexRef, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 68), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 68), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -6905,7 +6905,7 @@ static CUBIND_COLD CUresult traced_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuModuleGetSurfRef(pSurfRef, hmod, name);
     cubind_result = call_cuModuleGetSurfRef(pSurfRef, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 69), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 69), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pSurfRef", (uintptr_t)pSurfRef);
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -6959,7 +6959,7 @@ static CUBIND_COLD CUresult traced_cuLibraryLoadData(CUlibrary *library, const v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_result = call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 70), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 70), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
         cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
@@ -7018,7 +7018,7 @@ static CUBIND_COLD CUresult traced_cuLibraryLoadFromFile(CUlibrary *library, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_result = call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 71), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 71), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
         cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
@@ -7077,7 +7077,7 @@ static CUBIND_COLD CUresult traced_cuLibraryUnload(CUlibrary library)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryUnload(library);
     cubind_result = call_cuLibraryUnload(library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 72), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 72), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7129,7 +7129,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetKernel(CUkernel *pKernel, CUlibra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetKernel(pKernel, library, name);
     cubind_result = call_cuLibraryGetKernel(pKernel, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 73), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 73), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -7183,7 +7183,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetKernelCount(unsigned int *count, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetKernelCount(count, lib);
     cubind_result = call_cuLibraryGetKernelCount(count, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 74), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 74), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7236,7 +7236,7 @@ static CUBIND_COLD CUresult traced_cuLibraryEnumerateKernels(CUkernel *kernels, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
     cubind_result = call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 75), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 75), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
         cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
         cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
@@ -7290,7 +7290,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetModule(CUmodule *pMod, CUlibrary 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetModule(pMod, library);
     cubind_result = call_cuLibraryGetModule(pMod, library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 76), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 76), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pMod", (uintptr_t)pMod);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7343,7 +7343,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetFunction(CUfunction *pFunc, CUkern
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetFunction(pFunc, kernel);
     cubind_result = call_cuKernelGetFunction(pFunc, kernel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 77), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 77), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFunc", (uintptr_t)pFunc);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7396,7 +7396,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetLibrary(CUlibrary *pLib, CUkernel 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetLibrary(pLib, kernel);
     cubind_result = call_cuKernelGetLibrary(pLib, kernel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 78), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 78), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pLib", (uintptr_t)pLib);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7449,7 +7449,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetGlobal(dptr, bytes, library, name);
     cubind_result = call_cuLibraryGetGlobal(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 79), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 79), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
@@ -7504,7 +7504,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetManaged(CUdeviceptr *dptr, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetManaged(dptr, bytes, library, name);
     cubind_result = call_cuLibraryGetManaged(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 80), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 80), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
@@ -7559,7 +7559,7 @@ static CUBIND_COLD CUresult traced_cuLibraryGetUnifiedFunction(void **fptr, CUli
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
     cubind_result = call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 81), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 81), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
@@ -7613,7 +7613,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetAttribute(int *pi, CUfunction_attr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetAttribute(pi, attrib, kernel, dev);
     cubind_result = call_cuKernelGetAttribute(pi, attrib, kernel, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 82), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 82), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
@@ -7668,7 +7668,7 @@ static CUBIND_COLD CUresult traced_cuKernelSetAttribute(CUfunction_attribute att
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelSetAttribute(attrib, val, kernel, dev);
     cubind_result = call_cuKernelSetAttribute(attrib, val, kernel, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 83), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 83), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "val", (long long)val);
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
@@ -7723,7 +7723,7 @@ static CUBIND_COLD CUresult traced_cuKernelSetCacheConfig(CUkernel kernel, CUfun
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelSetCacheConfig(kernel, config, dev);
     cubind_result = call_cuKernelSetCacheConfig(kernel, config, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 84), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 84), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -7777,7 +7777,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetName(const char **name, CUkernel h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetName(name, hfunc);
     cubind_result = call_cuKernelGetName(name, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 85), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 85), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7830,7 +7830,7 @@ static CUBIND_COLD CUresult traced_cuKernelGetParamInfo(CUkernel kernel, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
     cubind_result = call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 86), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 86), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
         cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
@@ -7885,7 +7885,7 @@ static CUBIND_COLD CUresult traced_cuMemGetInfo_v2(size_t *free, size_t *total)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetInfo_v2(free, total);
     cubind_result = call_cuMemGetInfo_v2(free, total);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 87), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 87), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
         cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7938,7 +7938,7 @@ static CUBIND_COLD CUresult traced_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAlloc_v2(dptr, bytesize);
     cubind_result = call_cuMemAlloc_v2(dptr, bytesize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 88), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 88), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7991,7 +7991,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     cubind_result = call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 89), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 89), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "pPitch", (uintptr_t)pPitch);
         cubind__trace_unsigned(&cubind_call, "WidthInBytes", (unsigned long long)WidthInBytes);
@@ -8047,7 +8047,7 @@ static CUBIND_COLD CUresult traced_cuMemFree_v2(CUdeviceptr dptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemFree_v2(dptr);
     cubind_result = call_cuMemFree_v2(dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 90), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 90), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8099,7 +8099,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAddressRange_v2(CUdeviceptr *pbase, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAddressRange_v2(pbase, psize, dptr);
     cubind_result = call_cuMemGetAddressRange_v2(pbase, psize, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 91), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 91), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pbase", (uintptr_t)pbase);
         cubind__trace_pointer(&cubind_call, "psize", (uintptr_t)psize);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
@@ -8153,7 +8153,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocHost_v2(void **pp, size_t bytesize)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocHost_v2(pp, bytesize);
     cubind_result = call_cuMemAllocHost_v2(pp, bytesize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 92), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 92), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8206,7 +8206,7 @@ static CUBIND_COLD CUresult traced_cuMemFreeHost(void *p)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemFreeHost(p);
     cubind_result = call_cuMemFreeHost(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 93), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 93), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8258,7 +8258,7 @@ static CUBIND_COLD CUresult traced_cuMemHostAlloc(void **pp, size_t bytesize, un
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostAlloc(pp, bytesize, Flags);
     cubind_result = call_cuMemHostAlloc(pp, bytesize, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 94), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 94), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -8312,7 +8312,7 @@ static CUBIND_COLD CUresult traced_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
     cubind_result = call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 95), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 95), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -8366,7 +8366,7 @@ static CUBIND_COLD CUresult traced_cuMemHostGetFlags(unsigned int *pFlags, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostGetFlags(pFlags, p);
     cubind_result = call_cuMemHostGetFlags(pFlags, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 96), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 96), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8419,7 +8419,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocManaged(CUdeviceptr *dptr, size_t b
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocManaged(dptr, bytesize, flags);
     cubind_result = call_cuMemAllocManaged(dptr, bytesize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 97), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 97), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -8473,7 +8473,7 @@ static CUBIND_COLD CUresult traced_cuDeviceRegisterAsyncNotification(CUdevice de
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
     cubind_result = call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 98), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 98), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -8528,7 +8528,7 @@ static CUBIND_COLD CUresult traced_cuDeviceUnregisterAsyncNotification(CUdevice 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceUnregisterAsyncNotification(device, callback);
     cubind_result = call_cuDeviceUnregisterAsyncNotification(device, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 99), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 99), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8581,7 +8581,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetByPCIBusId(CUdevice *dev, const ch
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetByPCIBusId(dev, pciBusId);
     cubind_result = call_cuDeviceGetByPCIBusId(dev, pciBusId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 100), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 100), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dev", (uintptr_t)dev);
         cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8634,7 +8634,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetPCIBusId(char *pciBusId, int len, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetPCIBusId(pciBusId, len, dev);
     cubind_result = call_cuDeviceGetPCIBusId(pciBusId, len, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 101), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 101), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
         cubind__trace_signed(&cubind_call, "len", (long long)len);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -8688,7 +8688,7 @@ static CUBIND_COLD CUresult traced_cuIpcGetEventHandle(CUipcEventHandle *pHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcGetEventHandle(pHandle, event);
     cubind_result = call_cuIpcGetEventHandle(pHandle, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 102), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 102), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8741,7 +8741,7 @@ static CUBIND_COLD CUresult traced_cuIpcOpenEventHandle(CUevent *phEvent, CUipcE
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcOpenEventHandle(phEvent, handle);
     cubind_result = call_cuIpcOpenEventHandle(phEvent, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 103), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 103), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
         cubind__trace_record(&cubind_call, "handle");
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8794,7 +8794,7 @@ static CUBIND_COLD CUresult traced_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcGetMemHandle(pHandle, dptr);
     cubind_result = call_cuIpcGetMemHandle(pHandle, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 104), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 104), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8847,7 +8847,7 @@ static CUBIND_COLD CUresult traced_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
     cubind_result = call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 105), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 105), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
         cubind__trace_record(&cubind_call, "handle");
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -8901,7 +8901,7 @@ static CUBIND_COLD CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuIpcCloseMemHandle(dptr);
     cubind_result = call_cuIpcCloseMemHandle(dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 106), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 106), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8953,7 +8953,7 @@ static CUBIND_COLD CUresult traced_cuMemHostRegister_v2(void *p, size_t bytesize
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostRegister_v2(p, bytesize, Flags);
     cubind_result = call_cuMemHostRegister_v2(p, bytesize, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 107), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 107), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -9007,7 +9007,7 @@ static CUBIND_COLD CUresult traced_cuMemHostUnregister(void *p)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemHostUnregister(p);
     cubind_result = call_cuMemHostUnregister(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 108), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 108), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9059,7 +9059,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy(dst, src, ByteCount);
     cubind_result = call_cuMemcpy(dst, src, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 109), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 109), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
         cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9113,7 +9113,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     cubind_result = call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 110), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 110), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
@@ -9169,7 +9169,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
     cubind_result = call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 111), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 111), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9223,7 +9223,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr sr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
     cubind_result = call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 112), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 112), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9277,7 +9277,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
     cubind_result = call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 113), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 113), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9331,7 +9331,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
     cubind_result = call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 114), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 114), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
@@ -9386,7 +9386,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
     cubind_result = call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 115), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 115), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
         cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
@@ -9441,7 +9441,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
     cubind_result = call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 116), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 116), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
@@ -9496,7 +9496,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
     cubind_result = call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 117), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 117), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
         cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
@@ -9551,7 +9551,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     cubind_result = call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 118), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 118), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
@@ -9607,7 +9607,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy2D_v2(pCopy);
     cubind_result = call_cuMemcpy2D_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 119), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 119), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9659,7 +9659,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy2DUnaligned_v2(pCopy);
     cubind_result = call_cuMemcpy2DUnaligned_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 120), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 120), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9711,7 +9711,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3D_v2(pCopy);
     cubind_result = call_cuMemcpy3D_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 121), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 121), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9763,7 +9763,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCop
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DPeer(pCopy);
     cubind_result = call_cuMemcpy3DPeer(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 122), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 122), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9815,7 +9815,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr sr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAsync(dst, src, ByteCount, hStream);
     cubind_result = call_cuMemcpyAsync(dst, src, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 123), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 123), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
         cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9870,7 +9870,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUco
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     cubind_result = call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 124), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 124), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
@@ -9927,7 +9927,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
     cubind_result = call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 125), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 125), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -9982,7 +9982,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoHAsync_v2(void *dstHost, CUdevicep
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
     cubind_result = call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 126), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 126), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -10037,7 +10037,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
     cubind_result = call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 127), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 127), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
         cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
@@ -10092,7 +10092,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
     cubind_result = call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 128), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 128), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
         cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
         cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
@@ -10148,7 +10148,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
     cubind_result = call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 129), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 129), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
         cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
         cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
@@ -10204,7 +10204,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy2DAsync_v2(pCopy, hStream);
     cubind_result = call_cuMemcpy2DAsync_v2(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 130), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 130), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10257,7 +10257,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DAsync_v2(pCopy, hStream);
     cubind_result = call_cuMemcpy3DAsync_v2(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 131), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 131), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10310,7 +10310,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DPeerAsync(pCopy, hStream);
     cubind_result = call_cuMemcpy3DPeerAsync(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 132), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 132), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10363,7 +10363,7 @@ static CUBIND_COLD CUresult traced_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     cubind_result = call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 133), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 133), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
         cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
@@ -10422,7 +10422,7 @@ static CUBIND_COLD CUresult traced_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_M
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
     cubind_result = call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 134), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 134), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
         cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -10477,7 +10477,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD8_v2(dstDevice, uc, N);
     cubind_result = call_cuMemsetD8_v2(dstDevice, uc, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 135), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 135), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10531,7 +10531,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD16_v2(dstDevice, us, N);
     cubind_result = call_cuMemsetD16_v2(dstDevice, us, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 136), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 136), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10585,7 +10585,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD32_v2(dstDevice, ui, N);
     cubind_result = call_cuMemsetD32_v2(dstDevice, ui, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 137), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 137), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10639,7 +10639,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
     cubind_result = call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 138), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 138), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
@@ -10695,7 +10695,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
     cubind_result = call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 139), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 139), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
@@ -10751,7 +10751,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
     cubind_result = call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 140), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 140), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
@@ -10807,7 +10807,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD8Async(CUdeviceptr dstDevice, unsign
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD8Async(dstDevice, uc, N, hStream);
     cubind_result = call_cuMemsetD8Async(dstDevice, uc, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 141), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 141), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10862,7 +10862,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD16Async(CUdeviceptr dstDevice, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD16Async(dstDevice, us, N, hStream);
     cubind_result = call_cuMemsetD16Async(dstDevice, us, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 142), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 142), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10917,7 +10917,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD32Async(CUdeviceptr dstDevice, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD32Async(dstDevice, ui, N, hStream);
     cubind_result = call_cuMemsetD32Async(dstDevice, ui, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 143), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 143), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
         cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
@@ -10972,7 +10972,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D8Async(CUdeviceptr dstDevice, size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
     cubind_result = call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 144), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 144), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
@@ -11029,7 +11029,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D16Async(CUdeviceptr dstDevice, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
     cubind_result = call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 145), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 145), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
@@ -11086,7 +11086,7 @@ static CUBIND_COLD CUresult traced_cuMemsetD2D32Async(CUdeviceptr dstDevice, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
     cubind_result = call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 146), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 146), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
         cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
         cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
@@ -11143,7 +11143,7 @@ static CUBIND_COLD CUresult traced_cuArrayCreate_v2(CUarray *pHandle, const CUDA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayCreate_v2(pHandle, pAllocateArray);
     cubind_result = call_cuArrayCreate_v2(pHandle, pAllocateArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 147), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 147), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11196,7 +11196,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
     cubind_result = call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 148), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 148), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11249,7 +11249,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetSparseProperties(sparseProperties, array);
     cubind_result = call_cuArrayGetSparseProperties(sparseProperties, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 149), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 149), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11302,7 +11302,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayGetSparseProperties(CUDA_ARRA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
     cubind_result = call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 150), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 150), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11355,7 +11355,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMOR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
     cubind_result = call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 151), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 151), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -11409,7 +11409,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayGetMemoryRequirements(CUDA_AR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
     cubind_result = call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 152), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 152), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -11463,7 +11463,7 @@ static CUBIND_COLD CUresult traced_cuArrayGetPlane(CUarray *pPlaneArray, CUarray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
     cubind_result = call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 153), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 153), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
@@ -11517,7 +11517,7 @@ static CUBIND_COLD CUresult traced_cuArrayDestroy(CUarray hArray)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArrayDestroy(hArray);
     cubind_result = call_cuArrayDestroy(hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 154), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 154), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11569,7 +11569,7 @@ static CUBIND_COLD CUresult traced_cuArray3DCreate_v2(CUarray *pHandle, const CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArray3DCreate_v2(pHandle, pAllocateArray);
     cubind_result = call_cuArray3DCreate_v2(pHandle, pAllocateArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 155), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 155), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11622,7 +11622,7 @@ static CUBIND_COLD CUresult traced_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRI
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
     cubind_result = call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 156), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 156), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11675,7 +11675,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayCreate(CUmipmappedArray *pHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     cubind_result = call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 157), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 157), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
         cubind__trace_pointer(&cubind_call, "pMipmappedArrayDesc", (uintptr_t)pMipmappedArrayDesc);
         cubind__trace_unsigned(&cubind_call, "numMipmapLevels", (unsigned long long)numMipmapLevels);
@@ -11729,7 +11729,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayGetLevel(CUarray *pLevelArray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
     cubind_result = call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 158), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 158), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pLevelArray", (uintptr_t)pLevelArray);
         cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
         cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
@@ -11783,7 +11783,7 @@ static CUBIND_COLD CUresult traced_cuMipmappedArrayDestroy(CUmipmappedArray hMip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMipmappedArrayDestroy(hMipmappedArray);
     cubind_result = call_cuMipmappedArrayDestroy(hMipmappedArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 159), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 159), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11835,7 +11835,7 @@ static CUBIND_COLD CUresult traced_cuMemGetHandleForAddressRange(void *handle, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
     cubind_result = call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 160), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 160), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -11891,7 +11891,7 @@ static CUBIND_COLD CUresult traced_cuMemBatchDecompressAsync(CUmemDecompressPara
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
     cubind_result = call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 161), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 161), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -11947,7 +11947,7 @@ static CUBIND_COLD CUresult traced_cuMemAddressReserve(CUdeviceptr *ptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
     cubind_result = call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 162), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 162), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "alignment", (unsigned long long)alignment);
@@ -12003,7 +12003,7 @@ static CUBIND_COLD CUresult traced_cuMemAddressFree(CUdeviceptr ptr, size_t size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAddressFree(ptr, size);
     cubind_result = call_cuMemAddressFree(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 163), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 163), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12056,7 +12056,7 @@ static CUBIND_COLD CUresult traced_cuMemCreate(CUmemGenericAllocationHandle *han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemCreate(handle, size, prop, flags);
     cubind_result = call_cuMemCreate(handle, size, prop, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 164), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 164), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
@@ -12111,7 +12111,7 @@ static CUBIND_COLD CUresult traced_cuMemRelease(CUmemGenericAllocationHandle han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRelease(handle);
     cubind_result = call_cuMemRelease(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 165), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 165), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12163,7 +12163,7 @@ static CUBIND_COLD CUresult traced_cuMemMap(CUdeviceptr ptr, size_t size, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemMap(ptr, size, offset, handle, flags);
     cubind_result = call_cuMemMap(ptr, size, offset, handle, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 166), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 166), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
@@ -12219,7 +12219,7 @@ static CUBIND_COLD CUresult traced_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoLis
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemMapArrayAsync(mapInfoList, count, hStream);
     cubind_result = call_cuMemMapArrayAsync(mapInfoList, count, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 167), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 167), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mapInfoList", (uintptr_t)mapInfoList);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -12273,7 +12273,7 @@ static CUBIND_COLD CUresult traced_cuMemUnmap(CUdeviceptr ptr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemUnmap(ptr, size);
     cubind_result = call_cuMemUnmap(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 168), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 168), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12326,7 +12326,7 @@ static CUBIND_COLD CUresult traced_cuMemSetAccess(CUdeviceptr ptr, size_t size, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemSetAccess(ptr, size, desc, count);
     cubind_result = call_cuMemSetAccess(ptr, size, desc, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 169), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 169), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
@@ -12381,7 +12381,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAccess(unsigned long long *flags, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAccess(flags, location, ptr);
     cubind_result = call_cuMemGetAccess(flags, location, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 170), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 170), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
@@ -12435,7 +12435,7 @@ static CUBIND_COLD CUresult traced_cuMemExportToShareableHandle(void *shareableH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
     cubind_result = call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 171), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 171), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
         cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
@@ -12490,7 +12490,7 @@ static CUBIND_COLD CUresult traced_cuMemImportFromShareableHandle(CUmemGenericAl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
     cubind_result = call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 172), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 172), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "osHandle", (uintptr_t)osHandle);
         cubind__trace_enum(&cubind_call, "shHandleType", trace_enum_12((long long)shHandleType), (long long)shHandleType);
@@ -12544,7 +12544,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAllocationGranularity(size_t *granula
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAllocationGranularity(granularity, prop, option);
     cubind_result = call_cuMemGetAllocationGranularity(granularity, prop, option);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 173), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 173), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_enum(&cubind_call, "option", trace_enum_13((long long)option), (long long)option);
@@ -12598,7 +12598,7 @@ static CUBIND_COLD CUresult traced_cuMemGetAllocationPropertiesFromHandle(CUmemA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
     cubind_result = call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 174), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 174), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12651,7 +12651,7 @@ static CUBIND_COLD CUresult traced_cuMemRetainAllocationHandle(CUmemGenericAlloc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRetainAllocationHandle(handle, addr);
     cubind_result = call_cuMemRetainAllocationHandle(handle, addr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 175), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 175), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "addr", (uintptr_t)addr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12704,7 +12704,7 @@ static CUBIND_COLD CUresult traced_cuMemFreeAsync(CUdeviceptr dptr, CUstream hSt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemFreeAsync(dptr, hStream);
     cubind_result = call_cuMemFreeAsync(dptr, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 176), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 176), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12757,7 +12757,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocAsync(CUdeviceptr *dptr, size_t byt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocAsync(dptr, bytesize, hStream);
     cubind_result = call_cuMemAllocAsync(dptr, bytesize, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 177), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 177), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -12811,7 +12811,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolTrimTo(CUmemoryPool pool, size_t min
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolTrimTo(pool, minBytesToKeep);
     cubind_result = call_cuMemPoolTrimTo(pool, minBytesToKeep);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 178), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 178), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12864,7 +12864,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolSetAttribute(CUmemoryPool pool, CUme
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolSetAttribute(pool, attr, value);
     cubind_result = call_cuMemPoolSetAttribute(pool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 179), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 179), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -12918,7 +12918,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolGetAttribute(CUmemoryPool pool, CUme
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolGetAttribute(pool, attr, value);
     cubind_result = call_cuMemPoolGetAttribute(pool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 180), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 180), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -12972,7 +12972,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolSetAccess(CUmemoryPool pool, const C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolSetAccess(pool, map, count);
     cubind_result = call_cuMemPoolSetAccess(pool, map, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 181), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 181), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "map", (uintptr_t)map);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -13026,7 +13026,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolGetAccess(CUmemAccess_flags *flags, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolGetAccess(flags, memPool, location);
     cubind_result = call_cuMemPoolGetAccess(flags, memPool, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 182), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 182), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
@@ -13080,7 +13080,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolCreate(CUmemoryPool *pool, const CUm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolCreate(pool, poolProps);
     cubind_result = call_cuMemPoolCreate(pool, poolProps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 183), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 183), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13133,7 +13133,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolDestroy(CUmemoryPool pool)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolDestroy(pool);
     cubind_result = call_cuMemPoolDestroy(pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 184), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 184), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -13185,7 +13185,7 @@ static CUBIND_COLD CUresult traced_cuMemGetDefaultMemPool(CUmemoryPool *pool_out
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetDefaultMemPool(pool_out, location, type);
     cubind_result = call_cuMemGetDefaultMemPool(pool_out, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 185), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 185), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
@@ -13239,7 +13239,7 @@ static CUBIND_COLD CUresult traced_cuMemGetMemPool(CUmemoryPool *pool, CUmemLoca
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemGetMemPool(pool, location, type);
     cubind_result = call_cuMemGetMemPool(pool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 186), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 186), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
@@ -13293,7 +13293,7 @@ static CUBIND_COLD CUresult traced_cuMemSetMemPool(CUmemLocation *location, CUme
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemSetMemPool(location, type, pool);
     cubind_result = call_cuMemSetMemPool(location, type, pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 187), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 187), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
@@ -13347,7 +13347,7 @@ static CUBIND_COLD CUresult traced_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
     cubind_result = call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 188), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 188), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
@@ -13402,7 +13402,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolExportToShareableHandle(void *handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
     cubind_result = call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 189), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 189), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle_out", (uintptr_t)handle_out);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
@@ -13457,7 +13457,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolImportFromShareableHandle(CUmemoryPo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
     cubind_result = call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 190), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 190), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
@@ -13512,7 +13512,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolExportPointer(CUmemPoolPtrExportData
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolExportPointer(shareData_out, ptr);
     cubind_result = call_cuMemPoolExportPointer(shareData_out, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 191), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 191), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "shareData_out", (uintptr_t)shareData_out);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13565,7 +13565,7 @@ static CUBIND_COLD CUresult traced_cuMemPoolImportPointer(CUdeviceptr *ptr_out, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPoolImportPointer(ptr_out, pool, shareData);
     cubind_result = call_cuMemPoolImportPointer(ptr_out, pool, shareData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 192), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 192), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr_out", (uintptr_t)ptr_out);
         cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
         cubind__trace_pointer(&cubind_call, "shareData", (uintptr_t)shareData);
@@ -13619,7 +13619,7 @@ static CUBIND_COLD CUresult traced_cuMulticastCreate(CUmemGenericAllocationHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastCreate(mcHandle, prop);
     cubind_result = call_cuMulticastCreate(mcHandle, prop);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 193), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 193), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mcHandle", (uintptr_t)mcHandle);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13672,7 +13672,7 @@ static CUBIND_COLD CUresult traced_cuMulticastAddDevice(CUmemGenericAllocationHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastAddDevice(mcHandle, dev);
     cubind_result = call_cuMulticastAddDevice(mcHandle, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 194), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 194), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13725,7 +13725,7 @@ static CUBIND_COLD CUresult traced_cuMulticastBindMem(CUmemGenericAllocationHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     cubind_result = call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 195), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 195), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
         cubind__trace_unsigned(&cubind_call, "memHandle", (unsigned long long)memHandle);
@@ -13782,7 +13782,7 @@ static CUBIND_COLD CUresult traced_cuMulticastBindAddr(CUmemGenericAllocationHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
     cubind_result = call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 196), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 196), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
         cubind__trace_unsigned(&cubind_call, "memptr", (unsigned long long)memptr);
@@ -13838,7 +13838,7 @@ static CUBIND_COLD CUresult traced_cuMulticastUnbind(CUmemGenericAllocationHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
     cubind_result = call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 197), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 197), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
@@ -13893,7 +13893,7 @@ static CUBIND_COLD CUresult traced_cuMulticastGetGranularity(size_t *granularity
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMulticastGetGranularity(granularity, prop, option);
     cubind_result = call_cuMulticastGetGranularity(granularity, prop, option);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 198), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 198), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_enum(&cubind_call, "option", trace_enum_16((long long)option), (long long)option);
@@ -13947,7 +13947,7 @@ static CUBIND_COLD CUresult traced_cuPointerGetAttribute(void *data, CUpointer_a
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuPointerGetAttribute(data, attribute, ptr);
     cubind_result = call_cuPointerGetAttribute(data, attribute, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 199), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 199), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
@@ -14001,7 +14001,7 @@ static CUBIND_COLD CUresult traced_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
     cubind_result = call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 200), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 200), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_record(&cubind_call, "location");
@@ -14057,7 +14057,7 @@ static CUBIND_COLD CUresult traced_cuMemAdvise_v2(CUdeviceptr devPtr, size_t cou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemAdvise_v2(devPtr, count, advice, location);
     cubind_result = call_cuMemAdvise_v2(devPtr, count, advice, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 201), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 201), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "advice", trace_enum_18((long long)advice), (long long)advice);
@@ -14112,7 +14112,7 @@ static CUBIND_COLD CUresult traced_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     cubind_result = call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 202), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 202), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -14171,7 +14171,7 @@ static CUBIND_COLD CUresult traced_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
     cubind_result = call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 203), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 203), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -14227,7 +14227,7 @@ static CUBIND_COLD CUresult traced_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     cubind_result = call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 204), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 204), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -14286,7 +14286,7 @@ static CUBIND_COLD CUresult traced_cuMemRangeGetAttribute(void *data, size_t dat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
     cubind_result = call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 205), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 205), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_19((long long)attribute), (long long)attribute);
@@ -14342,7 +14342,7 @@ static CUBIND_COLD CUresult traced_cuMemRangeGetAttributes(void **data, size_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
     cubind_result = call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 206), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 206), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
         cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
@@ -14399,7 +14399,7 @@ static CUBIND_COLD CUresult traced_cuPointerSetAttribute(const void *value, CUpo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuPointerSetAttribute(value, attribute, ptr);
     cubind_result = call_cuPointerSetAttribute(value, attribute, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 207), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 207), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
         cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
@@ -14453,7 +14453,7 @@ static CUBIND_COLD CUresult traced_cuPointerGetAttributes(unsigned int numAttrib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
     cubind_result = call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 208), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 208), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
         cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -14508,7 +14508,7 @@ static CUBIND_COLD CUresult traced_cuStreamCreate(CUstream *phStream, unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamCreate(phStream, Flags);
     cubind_result = call_cuStreamCreate(phStream, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 209), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 209), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14561,7 +14561,7 @@ static CUBIND_COLD CUresult traced_cuStreamCreateWithPriority(CUstream *phStream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamCreateWithPriority(phStream, flags, priority);
     cubind_result = call_cuStreamCreateWithPriority(phStream, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 210), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 210), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_signed(&cubind_call, "priority", (long long)priority);
@@ -14615,7 +14615,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetPriority(CUstream hStream, int *pr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetPriority(hStream, priority);
     cubind_result = call_cuStreamGetPriority(hStream, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 211), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 211), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14668,7 +14668,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetDevice(CUstream hStream, CUdevice 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetDevice(hStream, device);
     cubind_result = call_cuStreamGetDevice(hStream, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 212), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 212), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14721,7 +14721,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetFlags(CUstream hStream, unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetFlags(hStream, flags);
     cubind_result = call_cuStreamGetFlags(hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 213), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 213), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14774,7 +14774,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetId(CUstream hStream, unsigned long
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetId(hStream, streamId);
     cubind_result = call_cuStreamGetId(hStream, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 214), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 214), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14827,7 +14827,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetCtx(CUstream hStream, CUcontext *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetCtx(hStream, pctx);
     cubind_result = call_cuStreamGetCtx(hStream, pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 215), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 215), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14880,7 +14880,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetCtx_v2(CUstream hStream, CUcontext
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
     cubind_result = call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 216), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 216), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "pCtx", (uintptr_t)pCtx);
         cubind__trace_pointer(&cubind_call, "pGreenCtx", (uintptr_t)pGreenCtx);
@@ -14934,7 +14934,7 @@ static CUBIND_COLD CUresult traced_cuStreamWaitEvent(CUstream hStream, CUevent h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWaitEvent(hStream, hEvent, Flags);
     cubind_result = call_cuStreamWaitEvent(hStream, hEvent, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 217), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 217), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -14988,7 +14988,7 @@ static CUBIND_COLD CUresult traced_cuStreamAddCallback(CUstream hStream, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamAddCallback(hStream, callback, userData, flags);
     cubind_result = call_cuStreamAddCallback(hStream, callback, userData, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 218), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 218), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -15043,7 +15043,7 @@ static CUBIND_COLD CUresult traced_cuStreamBeginCapture_v2(CUstream hStream, CUs
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamBeginCapture_v2(hStream, mode);
     cubind_result = call_cuStreamBeginCapture_v2(hStream, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 219), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 219), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15096,7 +15096,7 @@ static CUBIND_COLD CUresult traced_cuStreamBeginCaptureToGraph(CUstream hStream,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     cubind_result = call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 220), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 220), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -15153,7 +15153,7 @@ static CUBIND_COLD CUresult traced_cuThreadExchangeStreamCaptureMode(CUstreamCap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuThreadExchangeStreamCaptureMode(mode);
     cubind_result = call_cuThreadExchangeStreamCaptureMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 221), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 221), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15205,7 +15205,7 @@ static CUBIND_COLD CUresult traced_cuStreamEndCapture(CUstream hStream, CUgraph 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamEndCapture(hStream, phGraph);
     cubind_result = call_cuStreamEndCapture(hStream, phGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 222), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 222), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15258,7 +15258,7 @@ static CUBIND_COLD CUresult traced_cuStreamIsCapturing(CUstream hStream, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamIsCapturing(hStream, captureStatus);
     cubind_result = call_cuStreamIsCapturing(hStream, captureStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 223), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 223), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "captureStatus", (uintptr_t)captureStatus);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15311,7 +15311,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetCaptureInfo_v3(CUstream hStream, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     cubind_result = call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 224), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 224), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
         cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
@@ -15369,7 +15369,7 @@ static CUBIND_COLD CUresult traced_cuStreamUpdateCaptureDependencies_v2(CUstream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
     cubind_result = call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 225), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 225), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
         cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
@@ -15425,7 +15425,7 @@ static CUBIND_COLD CUresult traced_cuStreamAttachMemAsync(CUstream hStream, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
     cubind_result = call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 226), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 226), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
         cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
@@ -15480,7 +15480,7 @@ static CUBIND_COLD CUresult traced_cuStreamQuery(CUstream hStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamQuery(hStream);
     cubind_result = call_cuStreamQuery(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 227), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 227), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15532,7 +15532,7 @@ static CUBIND_COLD CUresult traced_cuStreamSynchronize(CUstream hStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamSynchronize(hStream);
     cubind_result = call_cuStreamSynchronize(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 228), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 228), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15584,7 +15584,7 @@ static CUBIND_COLD CUresult traced_cuStreamDestroy_v2(CUstream hStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamDestroy_v2(hStream);
     cubind_result = call_cuStreamDestroy_v2(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 229), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 229), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15636,7 +15636,7 @@ static CUBIND_COLD CUresult traced_cuStreamCopyAttributes(CUstream dst, CUstream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamCopyAttributes(dst, src);
     cubind_result = call_cuStreamCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 230), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 230), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15689,7 +15689,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetAttribute(CUstream hStream, CUstre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetAttribute(hStream, attr, value_out);
     cubind_result = call_cuStreamGetAttribute(hStream, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 231), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 231), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
@@ -15743,7 +15743,7 @@ static CUBIND_COLD CUresult traced_cuStreamSetAttribute(CUstream hStream, CUstre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamSetAttribute(hStream, attr, value);
     cubind_result = call_cuStreamSetAttribute(hStream, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 232), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 232), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -15797,7 +15797,7 @@ static CUBIND_COLD CUresult traced_cuEventCreate(CUevent *phEvent, unsigned int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventCreate(phEvent, Flags);
     cubind_result = call_cuEventCreate(phEvent, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 233), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 233), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15850,7 +15850,7 @@ static CUBIND_COLD CUresult traced_cuEventRecord(CUevent hEvent, CUstream hStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventRecord(hEvent, hStream);
     cubind_result = call_cuEventRecord(hEvent, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 234), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 234), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15903,7 +15903,7 @@ static CUBIND_COLD CUresult traced_cuEventRecordWithFlags(CUevent hEvent, CUstre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventRecordWithFlags(hEvent, hStream, flags);
     cubind_result = call_cuEventRecordWithFlags(hEvent, hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 235), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 235), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -15957,7 +15957,7 @@ static CUBIND_COLD CUresult traced_cuEventQuery(CUevent hEvent)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventQuery(hEvent);
     cubind_result = call_cuEventQuery(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 236), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 236), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16009,7 +16009,7 @@ static CUBIND_COLD CUresult traced_cuEventSynchronize(CUevent hEvent)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventSynchronize(hEvent);
     cubind_result = call_cuEventSynchronize(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 237), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 237), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16061,7 +16061,7 @@ static CUBIND_COLD CUresult traced_cuEventDestroy_v2(CUevent hEvent)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventDestroy_v2(hEvent);
     cubind_result = call_cuEventDestroy_v2(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 238), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 238), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16113,7 +16113,7 @@ static CUBIND_COLD CUresult traced_cuEventElapsedTime_v2(float *pMilliseconds, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
     cubind_result = call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 239), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 239), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pMilliseconds", (uintptr_t)pMilliseconds);
         cubind__trace_pointer(&cubind_call, "hStart", (uintptr_t)hStart);
         cubind__trace_pointer(&cubind_call, "hEnd", (uintptr_t)hEnd);
@@ -16167,7 +16167,7 @@ static CUBIND_COLD CUresult traced_cuImportExternalMemory(CUexternalMemory *extM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuImportExternalMemory(extMem_out, memHandleDesc);
     cubind_result = call_cuImportExternalMemory(extMem_out, memHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 240), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 240), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
         cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -16220,7 +16220,7 @@ static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedBuffer(CUdeviceptr *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
     cubind_result = call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 241), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 241), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
@@ -16274,7 +16274,7 @@ static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedMipmappedArray(CUmip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
     cubind_result = call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 242), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 242), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
@@ -16328,7 +16328,7 @@ static CUBIND_COLD CUresult traced_cuDestroyExternalMemory(CUexternalMemory extM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDestroyExternalMemory(extMem);
     cubind_result = call_cuDestroyExternalMemory(extMem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 243), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 243), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16380,7 +16380,7 @@ static CUBIND_COLD CUresult traced_cuImportExternalSemaphore(CUexternalSemaphore
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
     cubind_result = call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 244), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 244), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
         cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -16433,7 +16433,7 @@ static CUBIND_COLD CUresult traced_cuSignalExternalSemaphoresAsync(const CUexter
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     cubind_result = call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 245), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 245), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
@@ -16488,7 +16488,7 @@ static CUBIND_COLD CUresult traced_cuWaitExternalSemaphoresAsync(const CUexterna
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     cubind_result = call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 246), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 246), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
@@ -16543,7 +16543,7 @@ static CUBIND_COLD CUresult traced_cuDestroyExternalSemaphore(CUexternalSemaphor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDestroyExternalSemaphore(extSem);
     cubind_result = call_cuDestroyExternalSemaphore(extSem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 247), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 247), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16595,7 +16595,7 @@ static CUBIND_COLD CUresult traced_cuStreamWaitValue32_v2(CUstream stream, CUdev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWaitValue32_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWaitValue32_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 248), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 248), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16650,7 +16650,7 @@ static CUBIND_COLD CUresult traced_cuStreamWaitValue64_v2(CUstream stream, CUdev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWaitValue64_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWaitValue64_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 249), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 249), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16705,7 +16705,7 @@ static CUBIND_COLD CUresult traced_cuStreamWriteValue32_v2(CUstream stream, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWriteValue32_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWriteValue32_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 250), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 250), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16760,7 +16760,7 @@ static CUBIND_COLD CUresult traced_cuStreamWriteValue64_v2(CUstream stream, CUde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamWriteValue64_v2(stream, addr, value, flags);
     cubind_result = call_cuStreamWriteValue64_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 251), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 251), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -16815,7 +16815,7 @@ static CUBIND_COLD CUresult traced_cuStreamBatchMemOp_v2(CUstream stream, unsign
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
     cubind_result = call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 252), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 252), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "paramArray", (uintptr_t)paramArray);
@@ -16870,7 +16870,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetAttribute(int *pi, CUfunction_attrib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetAttribute(pi, attrib, hfunc);
     cubind_result = call_cuFuncGetAttribute(pi, attrib, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 253), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 253), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
@@ -16924,7 +16924,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetAttribute(CUfunction hfunc, CUfuncti
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetAttribute(hfunc, attrib, value);
     cubind_result = call_cuFuncSetAttribute(hfunc, attrib, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 254), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 254), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
@@ -16978,7 +16978,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetCacheConfig(hfunc, config);
     cubind_result = call_cuFuncSetCacheConfig(hfunc, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 255), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 255), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17031,7 +17031,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetModule(CUmodule *hmod, CUfunction hf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetModule(hmod, hfunc);
     cubind_result = call_cuFuncGetModule(hmod, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 256), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 256), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17084,7 +17084,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetName(const char **name, CUfunction h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetName(name, hfunc);
     cubind_result = call_cuFuncGetName(name, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 257), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 257), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17137,7 +17137,7 @@ static CUBIND_COLD CUresult traced_cuFuncGetParamInfo(CUfunction func, size_t pa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
     cubind_result = call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 258), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 258), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
         cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
@@ -17192,7 +17192,7 @@ static CUBIND_COLD CUresult traced_cuFuncIsLoaded(CUfunctionLoadingState *state,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncIsLoaded(state, function);
     cubind_result = call_cuFuncIsLoaded(state, function);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 259), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 259), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17245,7 +17245,7 @@ static CUBIND_COLD CUresult traced_cuFuncLoad(CUfunction function)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncLoad(function);
     cubind_result = call_cuFuncLoad(function);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 260), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 260), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -17297,7 +17297,7 @@ static CUBIND_COLD CUresult traced_cuLaunchKernel(CUfunction f, unsigned int gri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     cubind_result = call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 261), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 261), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
         cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
@@ -17359,7 +17359,7 @@ static CUBIND_COLD CUresult traced_cuLaunchKernelEx(const CUlaunchConfig *config
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchKernelEx(config, f, kernelParams, extra);
     cubind_result = call_cuLaunchKernelEx(config, f, kernelParams, extra);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 262), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 262), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
@@ -17414,7 +17414,7 @@ static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernel(CUfunction f, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     cubind_result = call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 263), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 263), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
         cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
@@ -17475,7 +17475,7 @@ static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernelMultiDevice(CUDA_LAU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
     cubind_result = call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 264), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 264), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "launchParamsList", (uintptr_t)launchParamsList);
         cubind__trace_unsigned(&cubind_call, "numDevices", (unsigned long long)numDevices);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -17529,7 +17529,7 @@ static CUBIND_COLD CUresult traced_cuLaunchHostFunc(CUstream hStream, CUhostFn f
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchHostFunc(hStream, fn, userData);
     cubind_result = call_cuLaunchHostFunc(hStream, fn, userData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 265), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 265), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -17583,7 +17583,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetBlockShape(CUfunction hfunc, int x, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetBlockShape(hfunc, x, y, z);
     cubind_result = call_cuFuncSetBlockShape(hfunc, x, y, z);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 266), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 266), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "x", (long long)x);
         cubind__trace_signed(&cubind_call, "y", (long long)y);
@@ -17638,7 +17638,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetSharedSize(CUfunction hfunc, unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetSharedSize(hfunc, bytes);
     cubind_result = call_cuFuncSetSharedSize(hfunc, bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 267), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 267), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_unsigned(&cubind_call, "bytes", (unsigned long long)bytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17691,7 +17691,7 @@ static CUBIND_COLD CUresult traced_cuParamSetSize(CUfunction hfunc, unsigned int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetSize(hfunc, numbytes);
     cubind_result = call_cuParamSetSize(hfunc, numbytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 268), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 268), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_unsigned(&cubind_call, "numbytes", (unsigned long long)numbytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17744,7 +17744,7 @@ static CUBIND_COLD CUresult traced_cuParamSeti(CUfunction hfunc, int offset, uns
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSeti(hfunc, offset, value);
     cubind_result = call_cuParamSeti(hfunc, offset, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 269), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 269), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "offset", (long long)offset);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
@@ -17798,7 +17798,7 @@ static CUBIND_COLD CUresult traced_cuParamSetf(CUfunction hfunc, int offset, flo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetf(hfunc, offset, value);
     cubind_result = call_cuParamSetf(hfunc, offset, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 270), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 270), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "offset", (long long)offset);
         cubind__trace_floating(&cubind_call, "value", (double)value);
@@ -17852,7 +17852,7 @@ static CUBIND_COLD CUresult traced_cuParamSetv(CUfunction hfunc, int offset, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetv(hfunc, offset, ptr, numbytes);
     cubind_result = call_cuParamSetv(hfunc, offset, ptr, numbytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 271), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 271), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "offset", (long long)offset);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
@@ -17907,7 +17907,7 @@ static CUBIND_COLD CUresult traced_cuLaunch(CUfunction f)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunch(f);
     cubind_result = call_cuLaunch(f);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 272), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 272), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -17959,7 +17959,7 @@ static CUBIND_COLD CUresult traced_cuLaunchGrid(CUfunction f, int grid_width, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchGrid(f, grid_width, grid_height);
     cubind_result = call_cuLaunchGrid(f, grid_width, grid_height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 273), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 273), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
         cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
@@ -18013,7 +18013,7 @@ static CUBIND_COLD CUresult traced_cuLaunchGridAsync(CUfunction f, int grid_widt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
     cubind_result = call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 274), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 274), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
         cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
         cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
@@ -18068,7 +18068,7 @@ static CUBIND_COLD CUresult traced_cuParamSetTexRef(CUfunction hfunc, int texuni
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuParamSetTexRef(hfunc, texunit, hTexRef);
     cubind_result = call_cuParamSetTexRef(hfunc, texunit, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 275), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 275), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_signed(&cubind_call, "texunit", (long long)texunit);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
@@ -18122,7 +18122,7 @@ static CUBIND_COLD CUresult traced_cuFuncSetSharedMemConfig(CUfunction hfunc, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuFuncSetSharedMemConfig(hfunc, config);
     cubind_result = call_cuFuncSetSharedMemConfig(hfunc, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 276), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 276), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
         cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18175,7 +18175,7 @@ static CUBIND_COLD CUresult traced_cuGraphCreate(CUgraph *phGraph, unsigned int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphCreate(phGraph, flags);
     cubind_result = call_cuGraphCreate(phGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 277), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 277), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18228,7 +18228,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddKernelNode_v2(CUgraphNode *phGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 278), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 278), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18284,7 +18284,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetParams_v2(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
     cubind_result = call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 279), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 279), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18337,7 +18337,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetParams_v2(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
     cubind_result = call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 280), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 280), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18390,7 +18390,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     cubind_result = call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 281), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 281), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18447,7 +18447,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeGetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 282), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 282), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18500,7 +18500,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeSetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 283), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 283), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18553,7 +18553,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemsetNode(CUgraphNode *phGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     cubind_result = call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 284), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 284), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18610,7 +18610,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemsetNodeGetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 285), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 285), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18663,7 +18663,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemsetNodeSetParams(CUgraphNode hNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 286), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 286), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18716,7 +18716,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddHostNode(CUgraphNode *phGraphNode, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 287), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 287), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18772,7 +18772,7 @@ static CUBIND_COLD CUresult traced_cuGraphHostNodeGetParams(CUgraphNode hNode, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphHostNodeGetParams(hNode, nodeParams);
     cubind_result = call_cuGraphHostNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 288), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 288), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18825,7 +18825,7 @@ static CUBIND_COLD CUresult traced_cuGraphHostNodeSetParams(CUgraphNode hNode, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphHostNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphHostNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 289), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 289), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18878,7 +18878,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddChildGraphNode(CUgraphNode *phGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     cubind_result = call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 290), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 290), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -18934,7 +18934,7 @@ static CUBIND_COLD CUresult traced_cuGraphChildGraphNodeGetGraph(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
     cubind_result = call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 291), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 291), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18987,7 +18987,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddEmptyNode(CUgraphNode *phGraphNode,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
     cubind_result = call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 292), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 292), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19042,7 +19042,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddEventRecordNode(CUgraphNode *phGrap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     cubind_result = call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 293), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 293), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19098,7 +19098,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeGetEvent(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
     cubind_result = call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 294), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 294), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19151,7 +19151,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeSetEvent(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventRecordNodeSetEvent(hNode, event);
     cubind_result = call_cuGraphEventRecordNodeSetEvent(hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 295), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 295), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19204,7 +19204,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddEventWaitNode(CUgraphNode *phGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     cubind_result = call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 296), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 296), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19260,7 +19260,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeGetEvent(CUgraphNode hNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
     cubind_result = call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 297), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 297), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19313,7 +19313,7 @@ static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeSetEvent(CUgraphNode hNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphEventWaitNodeSetEvent(hNode, event);
     cubind_result = call_cuGraphEventWaitNodeSetEvent(hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 298), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 298), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19366,7 +19366,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresSignalNode(CUgrap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 299), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 299), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19422,7 +19422,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeGetParams(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
     cubind_result = call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 300), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 300), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19475,7 +19475,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeSetParams(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 301), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 301), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19528,7 +19528,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresWaitNode(CUgraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 302), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 302), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19584,7 +19584,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeGetParams(CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
     cubind_result = call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 303), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 303), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19637,7 +19637,7 @@ static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeSetParams(CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 304), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 304), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19690,7 +19690,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddBatchMemOpNode(CUgraphNode *phGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 305), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 305), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19746,7 +19746,7 @@ static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeGetParams(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
     cubind_result = call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 306), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 306), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams_out", (uintptr_t)nodeParams_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19799,7 +19799,7 @@ static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeSetParams(CUgraphNode hN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 307), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 307), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -19852,7 +19852,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecBatchMemOpNodeSetParams(CUgraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 308), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 308), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -19906,7 +19906,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemAllocNode(CUgraphNode *phGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 309), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 309), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -19962,7 +19962,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemAllocNodeGetParams(CUgraphNode hNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemAllocNodeGetParams(hNode, params_out);
     cubind_result = call_cuGraphMemAllocNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 310), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 310), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20015,7 +20015,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddMemFreeNode(CUgraphNode *phGraphNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     cubind_result = call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 311), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 311), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -20071,7 +20071,7 @@ static CUBIND_COLD CUresult traced_cuGraphMemFreeNodeGetParams(CUgraphNode hNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
     cubind_result = call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 312), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 312), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20124,7 +20124,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGraphMemTrim(CUdevice device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGraphMemTrim(device);
     cubind_result = call_cuDeviceGraphMemTrim(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 313), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 313), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -20176,7 +20176,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetGraphMemAttribute(CUdevice device,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetGraphMemAttribute(device, attr, value);
     cubind_result = call_cuDeviceGetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 314), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 314), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -20230,7 +20230,7 @@ static CUBIND_COLD CUresult traced_cuDeviceSetGraphMemAttribute(CUdevice device,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceSetGraphMemAttribute(device, attr, value);
     cubind_result = call_cuDeviceSetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 315), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 315), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -20284,7 +20284,7 @@ static CUBIND_COLD CUresult traced_cuGraphClone(CUgraph *phGraphClone, CUgraph o
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphClone(phGraphClone, originalGraph);
     cubind_result = call_cuGraphClone(phGraphClone, originalGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 316), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 316), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphClone", (uintptr_t)phGraphClone);
         cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20337,7 +20337,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeFindInClone(CUgraphNode *phNode, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
     cubind_result = call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 317), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 317), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phNode", (uintptr_t)phNode);
         cubind__trace_pointer(&cubind_call, "hOriginalNode", (uintptr_t)hOriginalNode);
         cubind__trace_pointer(&cubind_call, "hClonedGraph", (uintptr_t)hClonedGraph);
@@ -20391,7 +20391,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetType(CUgraphNode hNode, CUgraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetType(hNode, type);
     cubind_result = call_cuGraphNodeGetType(hNode, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 318), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 318), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "type", (uintptr_t)type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -20444,7 +20444,7 @@ static CUBIND_COLD CUresult traced_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphGetNodes(hGraph, nodes, numNodes);
     cubind_result = call_cuGraphGetNodes(hGraph, nodes, numNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 319), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 319), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
         cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
@@ -20498,7 +20498,7 @@ static CUBIND_COLD CUresult traced_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
     cubind_result = call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 320), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 320), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "rootNodes", (uintptr_t)rootNodes);
         cubind__trace_pointer(&cubind_call, "numRootNodes", (uintptr_t)numRootNodes);
@@ -20552,7 +20552,7 @@ static CUBIND_COLD CUresult traced_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
     cubind_result = call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 321), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 321), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -20608,7 +20608,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetDependencies_v2(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
     cubind_result = call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 322), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 322), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
         cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
@@ -20663,7 +20663,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetDependentNodes_v2(CUgraphNode h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
     cubind_result = call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 323), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 323), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "dependentNodes", (uintptr_t)dependentNodes);
         cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
@@ -20718,7 +20718,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddDependencies_v2(CUgraph hGraph, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
     cubind_result = call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 324), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 324), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -20774,7 +20774,7 @@ static CUBIND_COLD CUresult traced_cuGraphRemoveDependencies_v2(CUgraph hGraph, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
     cubind_result = call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 325), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 325), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -20830,7 +20830,7 @@ static CUBIND_COLD CUresult traced_cuGraphDestroyNode(CUgraphNode hNode)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphDestroyNode(hNode);
     cubind_result = call_cuGraphDestroyNode(hNode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 326), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 326), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -20882,7 +20882,7 @@ static CUBIND_COLD CUresult traced_cuGraphInstantiateWithFlags(CUgraphExec *phGr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
     cubind_result = call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 327), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 327), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -20936,7 +20936,7 @@ static CUBIND_COLD CUresult traced_cuGraphInstantiateWithParams(CUgraphExec *phG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
     cubind_result = call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 328), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 328), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
@@ -20990,7 +20990,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecGetFlags(CUgraphExec hGraphExec, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecGetFlags(hGraphExec, flags);
     cubind_result = call_cuGraphExecGetFlags(hGraphExec, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 329), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 329), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21043,7 +21043,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecKernelNodeSetParams_v2(CUgraphExec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 330), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 330), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21097,7 +21097,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecMemcpyNodeSetParams(CUgraphExec hG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
     cubind_result = call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 331), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 331), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "copyParams", (uintptr_t)copyParams);
@@ -21152,7 +21152,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecMemsetNodeSetParams(CUgraphExec hG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
     cubind_result = call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 332), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 332), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "memsetParams", (uintptr_t)memsetParams);
@@ -21207,7 +21207,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecHostNodeSetParams(CUgraphExec hGra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 333), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 333), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21261,7 +21261,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecChildGraphNodeSetParams(CUgraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
     cubind_result = call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 334), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 334), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
@@ -21315,7 +21315,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecEventRecordNodeSetEvent(CUgraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
     cubind_result = call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 335), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 335), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
@@ -21369,7 +21369,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecEventWaitNodeSetEvent(CUgraphExec 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
     cubind_result = call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 336), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 336), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
@@ -21423,7 +21423,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresSignalNodeSetPar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 337), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 337), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21477,7 +21477,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresWaitNodeSetParam
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 338), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 338), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -21531,7 +21531,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeSetEnabled(CUgraphExec hGraphExec,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     cubind_result = call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 339), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 339), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
@@ -21585,7 +21585,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeGetEnabled(CUgraphExec hGraphExec,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
     cubind_result = call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 340), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 340), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
@@ -21639,7 +21639,7 @@ static CUBIND_COLD CUresult traced_cuGraphUpload(CUgraphExec hGraphExec, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphUpload(hGraphExec, hStream);
     cubind_result = call_cuGraphUpload(hGraphExec, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 341), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 341), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21692,7 +21692,7 @@ static CUBIND_COLD CUresult traced_cuGraphLaunch(CUgraphExec hGraphExec, CUstrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphLaunch(hGraphExec, hStream);
     cubind_result = call_cuGraphLaunch(hGraphExec, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 342), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 342), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21745,7 +21745,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecDestroy(CUgraphExec hGraphExec)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecDestroy(hGraphExec);
     cubind_result = call_cuGraphExecDestroy(hGraphExec);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 343), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 343), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -21797,7 +21797,7 @@ static CUBIND_COLD CUresult traced_cuGraphDestroy(CUgraph hGraph)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphDestroy(hGraph);
     cubind_result = call_cuGraphDestroy(hGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 344), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 344), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -21849,7 +21849,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
     cubind_result = call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 345), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 345), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
@@ -21903,7 +21903,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeCopyAttributes(CUgraphNode d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeCopyAttributes(dst, src);
     cubind_result = call_cuGraphKernelNodeCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 346), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 346), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -21956,7 +21956,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetAttribute(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
     cubind_result = call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 347), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 347), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
@@ -22010,7 +22010,7 @@ static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetAttribute(CUgraphNode hNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
     cubind_result = call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 348), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 348), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -22064,7 +22064,7 @@ static CUBIND_COLD CUresult traced_cuGraphDebugDotPrint(CUgraph hGraph, const ch
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphDebugDotPrint(hGraph, path, flags);
     cubind_result = call_cuGraphDebugDotPrint(hGraph, path, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 349), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 349), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -22118,7 +22118,7 @@ static CUBIND_COLD CUresult traced_cuUserObjectCreate(CUuserObject *object_out, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
     cubind_result = call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 350), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 350), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
@@ -22174,7 +22174,7 @@ static CUBIND_COLD CUresult traced_cuUserObjectRetain(CUuserObject object, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuUserObjectRetain(object, count);
     cubind_result = call_cuUserObjectRetain(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 351), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 351), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22227,7 +22227,7 @@ static CUBIND_COLD CUresult traced_cuUserObjectRelease(CUuserObject object, unsi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuUserObjectRelease(object, count);
     cubind_result = call_cuUserObjectRelease(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 352), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 352), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22280,7 +22280,7 @@ static CUBIND_COLD CUresult traced_cuGraphRetainUserObject(CUgraph graph, CUuser
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphRetainUserObject(graph, object, count, flags);
     cubind_result = call_cuGraphRetainUserObject(graph, object, count, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 353), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 353), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -22335,7 +22335,7 @@ static CUBIND_COLD CUresult traced_cuGraphReleaseUserObject(CUgraph graph, CUuse
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphReleaseUserObject(graph, object, count);
     cubind_result = call_cuGraphReleaseUserObject(graph, object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 354), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 354), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -22389,7 +22389,7 @@ static CUBIND_COLD CUresult traced_cuGraphAddNode_v2(CUgraphNode *phGraphNode, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     cubind_result = call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 355), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 355), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -22446,7 +22446,7 @@ static CUBIND_COLD CUresult traced_cuGraphNodeSetParams(CUgraphNode hNode, CUgra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphNodeSetParams(hNode, nodeParams);
     cubind_result = call_cuGraphNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 356), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 356), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -22499,7 +22499,7 @@ static CUBIND_COLD CUresult traced_cuGraphExecNodeSetParams(CUgraphExec hGraphEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 357), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 357), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -22553,7 +22553,7 @@ static CUBIND_COLD CUresult traced_cuGraphConditionalHandleCreate(CUgraphConditi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     cubind_result = call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 358), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 358), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
@@ -22609,7 +22609,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
     cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 359), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 359), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
@@ -22664,7 +22664,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
     cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 360), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 360), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
@@ -22720,7 +22720,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSize(int *minGrid
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     cubind_result = call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 361), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 361), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
         cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
@@ -22777,7 +22777,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSizeWithFlags(int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     cubind_result = call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 362), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 362), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
         cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
@@ -22835,7 +22835,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyAvailableDynamicSMemPerBlock(size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
     cubind_result = call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 363), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 363), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
@@ -22890,7 +22890,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialClusterSize(int *clust
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
     cubind_result = call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 364), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 364), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
@@ -22944,7 +22944,7 @@ static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveClusters(int *numClusters
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuOccupancyMaxActiveClusters(numClusters, func, config);
     cubind_result = call_cuOccupancyMaxActiveClusters(numClusters, func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 365), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 365), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
@@ -22998,7 +22998,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetArray(CUtexref hTexRef, CUarray hA
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetArray(hTexRef, hArray, Flags);
     cubind_result = call_cuTexRefSetArray(hTexRef, hArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 366), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 366), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -23052,7 +23052,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmappedArray(CUtexref hTexRef, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
     cubind_result = call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 367), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 367), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -23106,7 +23106,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetAddress_v2(size_t *ByteOffset, CUt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
     cubind_result = call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 368), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 368), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ByteOffset", (uintptr_t)ByteOffset);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
@@ -23161,7 +23161,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetAddress2D_v3(CUtexref hTexRef, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
     cubind_result = call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 369), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 369), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
@@ -23216,7 +23216,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetFormat(CUtexref hTexRef, CUarray_f
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
     cubind_result = call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 370), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 370), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_enum(&cubind_call, "fmt", trace_enum_1((long long)fmt), (long long)fmt);
         cubind__trace_signed(&cubind_call, "NumPackedComponents", (long long)NumPackedComponents);
@@ -23270,7 +23270,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetAddressMode(CUtexref hTexRef, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetAddressMode(hTexRef, dim, am);
     cubind_result = call_cuTexRefSetAddressMode(hTexRef, dim, am);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 371), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 371), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_signed(&cubind_call, "dim", (long long)dim);
         cubind__trace_enum(&cubind_call, "am", trace_enum_23((long long)am), (long long)am);
@@ -23324,7 +23324,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetFilterMode(CUtexref hTexRef, CUfil
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetFilterMode(hTexRef, fm);
     cubind_result = call_cuTexRefSetFilterMode(hTexRef, fm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 372), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 372), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23377,7 +23377,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmapFilterMode(CUtexref hTexRef,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
     cubind_result = call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 373), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 373), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23430,7 +23430,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
     cubind_result = call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 374), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 374), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_floating(&cubind_call, "bias", (double)bias);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23483,7 +23483,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     cubind_result = call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 375), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 375), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_floating(&cubind_call, "minMipmapLevelClamp", (double)minMipmapLevelClamp);
         cubind__trace_floating(&cubind_call, "maxMipmapLevelClamp", (double)maxMipmapLevelClamp);
@@ -23537,7 +23537,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, un
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
     cubind_result = call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 376), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 376), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_unsigned(&cubind_call, "maxAniso", (unsigned long long)maxAniso);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23590,7 +23590,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetBorderColor(CUtexref hTexRef, floa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
     cubind_result = call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 377), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 377), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23643,7 +23643,7 @@ static CUBIND_COLD CUresult traced_cuTexRefSetFlags(CUtexref hTexRef, unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefSetFlags(hTexRef, Flags);
     cubind_result = call_cuTexRefSetFlags(hTexRef, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 378), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 378), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23696,7 +23696,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetAddress_v2(pdptr, hTexRef);
     cubind_result = call_cuTexRefGetAddress_v2(pdptr, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 379), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 379), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23749,7 +23749,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetArray(CUarray *phArray, CUtexref h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetArray(phArray, hTexRef);
     cubind_result = call_cuTexRefGetArray(phArray, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 380), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 380), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23802,7 +23802,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmappedArray(CUmipmappedArray *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
     cubind_result = call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 381), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 381), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phMipmappedArray", (uintptr_t)phMipmappedArray);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23855,7 +23855,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetAddressMode(CUaddress_mode *pam, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetAddressMode(pam, hTexRef, dim);
     cubind_result = call_cuTexRefGetAddressMode(pam, hTexRef, dim);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 382), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 382), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pam", (uintptr_t)pam);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_signed(&cubind_call, "dim", (long long)dim);
@@ -23909,7 +23909,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetFilterMode(pfm, hTexRef);
     cubind_result = call_cuTexRefGetFilterMode(pfm, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 383), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 383), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -23962,7 +23962,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetFormat(CUarray_format *pFormat, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
     cubind_result = call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 384), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 384), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFormat", (uintptr_t)pFormat);
         cubind__trace_pointer(&cubind_call, "pNumChannels", (uintptr_t)pNumChannels);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
@@ -24016,7 +24016,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmapFilterMode(CUfilter_mode *pf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
     cubind_result = call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 385), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 385), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24069,7 +24069,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelBias(float *pbias, CUte
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
     cubind_result = call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 386), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 386), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pbias", (uintptr_t)pbias);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24122,7 +24122,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelClamp(float *pminMipmap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     cubind_result = call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 387), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 387), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pminMipmapLevelClamp", (uintptr_t)pminMipmapLevelClamp);
         cubind__trace_pointer(&cubind_call, "pmaxMipmapLevelClamp", (uintptr_t)pmaxMipmapLevelClamp);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
@@ -24176,7 +24176,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUte
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
     cubind_result = call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 388), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 388), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pmaxAniso", (uintptr_t)pmaxAniso);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24229,7 +24229,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetBorderColor(float *pBorderColor, C
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
     cubind_result = call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 389), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 389), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24282,7 +24282,7 @@ static CUBIND_COLD CUresult traced_cuTexRefGetFlags(unsigned int *pFlags, CUtexr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefGetFlags(pFlags, hTexRef);
     cubind_result = call_cuTexRefGetFlags(pFlags, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 390), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 390), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24335,7 +24335,7 @@ static CUBIND_COLD CUresult traced_cuTexRefCreate(CUtexref *pTexRef)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefCreate(pTexRef);
     cubind_result = call_cuTexRefCreate(pTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 391), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 391), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24387,7 +24387,7 @@ static CUBIND_COLD CUresult traced_cuTexRefDestroy(CUtexref hTexRef)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexRefDestroy(hTexRef);
     cubind_result = call_cuTexRefDestroy(hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 392), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 392), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24439,7 +24439,7 @@ static CUBIND_COLD CUresult traced_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
     cubind_result = call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 393), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 393), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
@@ -24493,7 +24493,7 @@ static CUBIND_COLD CUresult traced_cuSurfRefGetArray(CUarray *phArray, CUsurfref
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfRefGetArray(phArray, hSurfRef);
     cubind_result = call_cuSurfRefGetArray(phArray, hSurfRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 394), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 394), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
         cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24546,7 +24546,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectCreate(CUtexObject *pTexObject, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     cubind_result = call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 395), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 395), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
@@ -24601,7 +24601,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectDestroy(CUtexObject texObject)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectDestroy(texObject);
     cubind_result = call_cuTexObjectDestroy(texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 396), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 396), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24653,7 +24653,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectGetResourceDesc(pResDesc, texObject);
     cubind_result = call_cuTexObjectGetResourceDesc(pResDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 397), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 397), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24706,7 +24706,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
     cubind_result = call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 398), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 398), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24759,7 +24759,7 @@ static CUBIND_COLD CUresult traced_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
     cubind_result = call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 399), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 399), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24812,7 +24812,7 @@ static CUBIND_COLD CUresult traced_cuSurfObjectCreate(CUsurfObject *pSurfObject,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfObjectCreate(pSurfObject, pResDesc);
     cubind_result = call_cuSurfObjectCreate(pSurfObject, pResDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 400), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 400), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24865,7 +24865,7 @@ static CUBIND_COLD CUresult traced_cuSurfObjectDestroy(CUsurfObject surfObject)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfObjectDestroy(surfObject);
     cubind_result = call_cuSurfObjectDestroy(surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 401), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 401), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -24917,7 +24917,7 @@ static CUBIND_COLD CUresult traced_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DES
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
     cubind_result = call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 402), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 402), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -24970,7 +24970,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapEncodeTiled(CUtensorMap *tensorMap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     cubind_result = call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 403), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 403), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
         cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
@@ -25033,7 +25033,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2col(CUtensorMap *tensorMa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     cubind_result = call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 404), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 404), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
         cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
@@ -25099,7 +25099,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2colWide(CUtensorMap *tens
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     cubind_result = call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 405), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 405), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
         cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
@@ -25166,7 +25166,7 @@ static CUBIND_COLD CUresult traced_cuTensorMapReplaceAddress(CUtensorMap *tensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
     cubind_result = call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 406), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 406), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
         cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25219,7 +25219,7 @@ static CUBIND_COLD CUresult traced_cuDeviceCanAccessPeer(int *canAccessPeer, CUd
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
     cubind_result = call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 407), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 407), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
         cubind__trace_signed(&cubind_call, "peerDev", (long long)peerDev);
@@ -25273,7 +25273,7 @@ static CUBIND_COLD CUresult traced_cuCtxEnablePeerAccess(CUcontext peerContext, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxEnablePeerAccess(peerContext, Flags);
     cubind_result = call_cuCtxEnablePeerAccess(peerContext, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 408), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 408), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
         cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25326,7 +25326,7 @@ static CUBIND_COLD CUresult traced_cuCtxDisablePeerAccess(CUcontext peerContext)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxDisablePeerAccess(peerContext);
     cubind_result = call_cuCtxDisablePeerAccess(peerContext);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 409), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 409), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -25378,7 +25378,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetP2PAttribute(int *value, CUdevice_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
     cubind_result = call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 410), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 410), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_31((long long)attrib), (long long)attrib);
         cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
@@ -25433,7 +25433,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetP2PAtomicCapabilities(unsigned int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
     cubind_result = call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 411), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 411), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
         cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -25489,7 +25489,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsUnregisterResource(CUgraphicsResour
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsUnregisterResource(resource);
     cubind_result = call_cuGraphicsUnregisterResource(resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 412), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 412), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -25541,7 +25541,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsSubResourceGetMappedArray(CUarray *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
     cubind_result = call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 413), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 413), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pArray", (uintptr_t)pArray);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
@@ -25596,7 +25596,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedMipmappedArray(CUm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
     cubind_result = call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 414), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 414), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pMipmappedArray", (uintptr_t)pMipmappedArray);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25649,7 +25649,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedPointer_v2(CUdevic
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
     cubind_result = call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 415), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 415), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pDevPtr", (uintptr_t)pDevPtr);
         cubind__trace_pointer(&cubind_call, "pSize", (uintptr_t)pSize);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
@@ -25703,7 +25703,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsResourceSetMapFlags_v2(CUgraphicsRe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
     cubind_result = call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 416), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 416), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -25756,7 +25756,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsMapResources(unsigned int count, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsMapResources(count, resources, hStream);
     cubind_result = call_cuGraphicsMapResources(count, resources, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 417), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 417), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -25810,7 +25810,7 @@ static CUBIND_COLD CUresult traced_cuGraphicsUnmapResources(unsigned int count, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGraphicsUnmapResources(count, resources, hStream);
     cubind_result = call_cuGraphicsUnmapResources(count, resources, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 418), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 418), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -25864,7 +25864,7 @@ static CUBIND_COLD CUresult traced_cuGetProcAddress_v2(const char *symbol, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
     cubind_result = call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 419), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 419), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "pfn", (uintptr_t)pfn);
         cubind__trace_signed(&cubind_call, "cudaVersion", (long long)cudaVersion);
@@ -25920,7 +25920,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpGetAttribute(CUcoredumpSettings att
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpGetAttribute(attrib, value, size);
     cubind_result = call_cuCoredumpGetAttribute(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 420), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 420), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -25974,7 +25974,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpGetAttributeGlobal(CUcoredumpSettin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpGetAttributeGlobal(attrib, value, size);
     cubind_result = call_cuCoredumpGetAttributeGlobal(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 421), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 421), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -26028,7 +26028,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpSetAttribute(CUcoredumpSettings att
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpSetAttribute(attrib, value, size);
     cubind_result = call_cuCoredumpSetAttribute(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 422), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 422), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -26082,7 +26082,7 @@ static CUBIND_COLD CUresult traced_cuCoredumpSetAttributeGlobal(CUcoredumpSettin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCoredumpSetAttributeGlobal(attrib, value, size);
     cubind_result = call_cuCoredumpSetAttributeGlobal(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 423), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 423), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -26136,7 +26136,7 @@ static CUBIND_COLD CUresult traced_cuGetExportTable(const void **ppExportTable, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGetExportTable(ppExportTable, pExportTableId);
     cubind_result = call_cuGetExportTable(ppExportTable, pExportTableId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 424), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 424), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
         cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26189,7 +26189,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevReso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxCreate(phCtx, desc, dev, flags);
     cubind_result = call_cuGreenCtxCreate(phCtx, desc, dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 425), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 425), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_signed(&cubind_call, "dev", (long long)dev);
@@ -26244,7 +26244,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxDestroy(CUgreenCtx hCtx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxDestroy(hCtx);
     cubind_result = call_cuGreenCtxDestroy(hCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 426), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 426), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26296,7 +26296,7 @@ static CUBIND_COLD CUresult traced_cuCtxFromGreenCtx(CUcontext *pContext, CUgree
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxFromGreenCtx(pContext, hCtx);
     cubind_result = call_cuCtxFromGreenCtx(pContext, hCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 427), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 427), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pContext", (uintptr_t)pContext);
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26349,7 +26349,7 @@ static CUBIND_COLD CUresult traced_cuDeviceGetDevResource(CUdevice device, CUdev
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDeviceGetDevResource(device, resource, type);
     cubind_result = call_cuDeviceGetDevResource(device, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 428), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 428), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
@@ -26403,7 +26403,7 @@ static CUBIND_COLD CUresult traced_cuCtxGetDevResource(CUcontext hCtx, CUdevReso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCtxGetDevResource(hCtx, resource, type);
     cubind_result = call_cuCtxGetDevResource(hCtx, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 429), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 429), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
@@ -26457,7 +26457,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUd
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxGetDevResource(hCtx, resource, type);
     cubind_result = call_cuGreenCtxGetDevResource(hCtx, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 430), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 430), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
@@ -26511,7 +26511,7 @@ static CUBIND_COLD CUresult traced_cuDevSmResourceSplitByCount(CUdevResource *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
     cubind_result = call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 431), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 431), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "result", (uintptr_t)result);
         cubind__trace_pointer(&cubind_call, "nbGroups", (uintptr_t)nbGroups);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
@@ -26568,7 +26568,7 @@ static CUBIND_COLD CUresult traced_cuDevResourceGenerateDesc(CUdevResourceDesc *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
     cubind_result = call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 432), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 432), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phDesc", (uintptr_t)phDesc);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_unsigned(&cubind_call, "nbResources", (unsigned long long)nbResources);
@@ -26622,7 +26622,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUeven
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxRecordEvent(hCtx, hEvent);
     cubind_result = call_cuGreenCtxRecordEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 433), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 433), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26675,7 +26675,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxWaitEvent(hCtx, hEvent);
     cubind_result = call_cuGreenCtxWaitEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 434), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 434), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
         cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26728,7 +26728,7 @@ static CUBIND_COLD CUresult traced_cuStreamGetGreenCtx(CUstream hStream, CUgreen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuStreamGetGreenCtx(hStream, phCtx);
     cubind_result = call_cuStreamGetGreenCtx(hStream, phCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 435), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 435), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26781,7 +26781,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxStreamCreate(CUstream *phStream, CU
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
     cubind_result = call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 436), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 436), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
         cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -26836,7 +26836,7 @@ static CUBIND_COLD CUresult traced_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuGreenCtxGetId(greenCtx, greenCtxId);
     cubind_result = call_cuGreenCtxGetId(greenCtx, greenCtxId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 437), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 437), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
         cubind__trace_pointer(&cubind_call, "greenCtxId", (uintptr_t)greenCtxId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -26889,7 +26889,7 @@ static CUBIND_COLD CUresult traced_cuLogsRegisterCallback(CUlogsCallback callbac
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
     cubind_result = call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 438), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 438), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
         cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
@@ -26943,7 +26943,7 @@ static CUBIND_COLD CUresult traced_cuLogsUnregisterCallback(CUlogsCallbackHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsUnregisterCallback(callback);
     cubind_result = call_cuLogsUnregisterCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 439), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 439), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -26995,7 +26995,7 @@ static CUBIND_COLD CUresult traced_cuLogsCurrent(CUlogIterator *iterator_out, un
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsCurrent(iterator_out, flags);
     cubind_result = call_cuLogsCurrent(iterator_out, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 440), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 440), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27048,7 +27048,7 @@ static CUBIND_COLD CUresult traced_cuLogsDumpToFile(CUlogIterator *iterator, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsDumpToFile(iterator, pathToFile, flags);
     cubind_result = call_cuLogsDumpToFile(iterator, pathToFile, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 441), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 441), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
         cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -27102,7 +27102,7 @@ static CUBIND_COLD CUresult traced_cuLogsDumpToMemory(CUlogIterator *iterator, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuLogsDumpToMemory(iterator, buffer, size, flags);
     cubind_result = call_cuLogsDumpToMemory(iterator, buffer, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 442), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 442), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
         cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -27157,7 +27157,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessGetRestoreThreadId(int pid
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
     cubind_result = call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 443), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 443), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "tid", (uintptr_t)tid);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27210,7 +27210,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessGetState(int pid, CUproces
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessGetState(pid, state);
     cubind_result = call_cuCheckpointProcessGetState(pid, state);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 444), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 444), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27263,7 +27263,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessLock(int pid, CUcheckpoint
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessLock(pid, args);
     cubind_result = call_cuCheckpointProcessLock(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 445), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 445), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27316,7 +27316,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessCheckpoint(int pid, CUchec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessCheckpoint(pid, args);
     cubind_result = call_cuCheckpointProcessCheckpoint(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 446), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 446), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27369,7 +27369,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessRestore(int pid, CUcheckpo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessRestore(pid, args);
     cubind_result = call_cuCheckpointProcessRestore(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 447), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 447), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -27422,7 +27422,7 @@ static CUBIND_COLD CUresult traced_cuCheckpointProcessUnlock(int pid, CUcheckpoi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
         return call_cuCheckpointProcessUnlock(pid, args);
     cubind_result = call_cuCheckpointProcessUnlock(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 448), cubind_result != CUDA_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 448), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "pid", (long long)pid);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
         cubind__trace_status(&cubind_call, (int)cubind_result);

@@ -340,7 +340,7 @@ static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclMemAlloc(ptr, size);
     cubind_result = call_ncclMemAlloc(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 0), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 0), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -393,7 +393,7 @@ static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclMemFree(ptr);
     cubind_result = call_ncclMemFree(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 1), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 1), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -445,7 +445,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetVersion(version);
     cubind_result = call_ncclGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 2), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 2), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -497,7 +497,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetUniqueId(uniqueId);
     cubind_result = call_ncclGetUniqueId(uniqueId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 3), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 3), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "uniqueId", (uintptr_t)uniqueId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -549,7 +549,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 4), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 4), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_record(&cubind_call, "commId");
@@ -605,7 +605,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRank(comm, nranks, commId, rank);
     cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 5), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 5), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_record(&cubind_call, "commId");
@@ -660,7 +660,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int nde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitAll(comm, ndev, devlist);
     cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 6), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 6), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "ndev", (long long)ndev);
         cubind__trace_pointer(&cubind_call, "devlist", (uintptr_t)devlist);
@@ -714,7 +714,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommFinalize(comm);
     cubind_result = call_ncclCommFinalize(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 7), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 7), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -766,7 +766,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommDestroy(comm);
     cubind_result = call_ncclCommDestroy(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 8), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 8), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -818,7 +818,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommAbort(comm);
     cubind_result = call_ncclCommAbort(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 9), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 9), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -870,7 +870,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revok
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommRevoke(comm, revokeFlags);
     cubind_result = call_ncclCommRevoke(comm, revokeFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 10), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 10), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "revokeFlags", (long long)revokeFlags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -923,7 +923,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommSplit(comm, color, key, newcomm, config);
     cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 11), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 11), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "color", (long long)color);
         cubind__trace_signed(&cubind_call, "key", (long long)key);
@@ -979,7 +979,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 12), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 12), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "excludeRanksList", (uintptr_t)excludeRanksList);
         cubind__trace_signed(&cubind_call, "excludeRanksCount", (long long)excludeRanksCount);
@@ -1036,7 +1036,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 13), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 13), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_signed(&cubind_call, "myrank", (long long)myrank);
@@ -1218,7 +1218,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, nc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommGetAsyncError(comm, asyncError);
     cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 17), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 17), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "asyncError", (uintptr_t)asyncError);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1271,7 +1271,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommCount(comm, count);
     cubind_result = call_ncclCommCount(comm, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 18), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 18), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1324,7 +1324,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommCuDevice(comm, device);
     cubind_result = call_ncclCommCuDevice(comm, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 19), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 19), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1377,7 +1377,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommUserRank(comm, rank);
     cubind_result = call_ncclCommUserRank(comm, rank);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 20), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 20), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "rank", (uintptr_t)rank);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1430,7 +1430,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommRegister(comm, buff, size, handle);
     cubind_result = call_ncclCommRegister(comm, buff, size, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 21), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 21), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -1485,7 +1485,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommDeregister(comm, handle);
     cubind_result = call_ncclCommDeregister(comm, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 22), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 22), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1538,7 +1538,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 23), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 23), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -1594,7 +1594,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommWindowDeregister(comm, win);
     cubind_result = call_ncclCommWindowDeregister(comm, win);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 24), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 24), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1647,7 +1647,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 25), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 25), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "op", (uintptr_t)op);
         cubind__trace_pointer(&cubind_call, "scalar", (uintptr_t)scalar);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1703,7 +1703,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRedOpDestroy(op, comm);
     cubind_result = call_ncclRedOpDestroy(op, comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 26), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 26), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1756,7 +1756,7 @@ static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 27), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 27), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1815,7 +1815,7 @@ static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclBcast(buff, count, datatype, root, comm, stream);
     cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 28), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 28), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1872,7 +1872,7 @@ static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 29), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 29), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1930,7 +1930,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 30), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 30), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1988,7 +1988,7 @@ static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 31), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 31), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "recvcount", (unsigned long long)recvcount);
@@ -2046,7 +2046,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 32), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 32), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "sendcount", (unsigned long long)sendcount);
@@ -2103,7 +2103,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 33), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 33), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -2160,7 +2160,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 34), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 34), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -2218,7 +2218,7 @@ static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 35), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 35), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -2276,7 +2276,7 @@ static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t cou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 36), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 36), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -2333,7 +2333,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, nc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 37), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 37), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -2390,7 +2390,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupStart();
     cubind_result = call_ncclGroupStart();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 38), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 38), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2441,7 +2441,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupEnd();
     cubind_result = call_ncclGroupEnd();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 39), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 39), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2492,7 +2492,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupSimulateEnd(simInfo);
     cubind_result = call_ncclGroupSimulateEnd(simInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 40), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 40), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "simInfo", (uintptr_t)simInfo);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);

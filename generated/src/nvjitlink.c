@@ -185,7 +185,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkCreate_13_0(nvJitLinkHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkCreate_13_0(handle, numOptions, options);
     cubind_result = call___nvJitLinkCreate_13_0(handle, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 0), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 0), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
@@ -239,7 +239,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkDestroy_13_0(nvJitLinkHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkDestroy_13_0(handle);
     cubind_result = call___nvJitLinkDestroy_13_0(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 1), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 1), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -291,7 +291,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddData_13_0(nvJitLinkHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
     cubind_result = call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 2), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 2), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -347,7 +347,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddFile_13_0(nvJitLinkHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
     cubind_result = call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 3), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 3), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
         cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
@@ -401,7 +401,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkComplete_13_0(nvJitLinkHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkComplete_13_0(handle);
     cubind_result = call___nvJitLinkComplete_13_0(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 4), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 4), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -453,7 +453,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubinSize_13_0(nvJ
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 5), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 5), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -506,7 +506,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubin_13_0(nvJitLi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
     cubind_result = call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 6), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 6), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -559,7 +559,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtxSize_13_0(nvJit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 7), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 7), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -612,7 +612,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtx_13_0(nvJitLink
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
     cubind_result = call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 8), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 8), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -665,7 +665,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLogSize_13_0(nvJitL
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetErrorLogSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 9), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 9), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -718,7 +718,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLog_13_0(nvJitLinkH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetErrorLog_13_0(handle, log);
     cubind_result = call___nvJitLinkGetErrorLog_13_0(handle, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 10), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 10), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -771,7 +771,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLogSize_13_0(nvJitLi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetInfoLogSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 11), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 11), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -824,7 +824,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLog_13_0(nvJitLinkHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetInfoLog_13_0(handle, log);
     cubind_result = call___nvJitLinkGetInfoLog_13_0(handle, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 12), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 12), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -877,7 +877,7 @@ static CUBIND_COLD nvJitLinkResult traced_nvJitLinkVersion(unsigned int *major, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call_nvJitLinkVersion(major, minor);
     cubind_result = call_nvJitLinkVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 13), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 13), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_status(&cubind_call, (int)cubind_result);

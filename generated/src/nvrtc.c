@@ -260,7 +260,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcVersion(major, minor);
     cubind_result = call_nvrtcVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 1), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 1), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -313,7 +313,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetNumSupportedArchs(numArchs);
     cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 2), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 2), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numArchs", (uintptr_t)numArchs);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -365,7 +365,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetSupportedArchs(supportedArchs);
     cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 3), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 3), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "supportedArchs", (uintptr_t)supportedArchs);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -417,7 +417,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 4), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 4), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -474,7 +474,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcDestroyProgram(prog);
     cubind_result = call_nvrtcDestroyProgram(prog);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 5), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 5), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -526,7 +526,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcCompileProgram(prog, numOptions, options);
     cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 6), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 6), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_signed(&cubind_call, "numOptions", (long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
@@ -580,7 +580,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPTXSize(prog, ptxSizeRet);
     cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 7), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 7), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "ptxSizeRet", (uintptr_t)ptxSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -633,7 +633,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPTX(prog, ptx);
     cubind_result = call_nvrtcGetPTX(prog, ptx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 8), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 8), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -686,7 +686,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
     cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 9), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 9), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "cubinSizeRet", (uintptr_t)cubinSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -739,7 +739,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetCUBIN(prog, cubin);
     cubind_result = call_nvrtcGetCUBIN(prog, cubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 10), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 10), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -792,7 +792,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 11), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 11), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "LTOIRSizeRet", (uintptr_t)LTOIRSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -845,7 +845,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLTOIR(prog, LTOIR);
     cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 12), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 12), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "LTOIR", (uintptr_t)LTOIR);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -898,7 +898,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 13), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 13), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "optixirSizeRet", (uintptr_t)optixirSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -951,7 +951,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *o
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetOptiXIR(prog, optixir);
     cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 14), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 14), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "optixir", (uintptr_t)optixir);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1004,7 +1004,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetProgramLogSize(prog, logSizeRet);
     cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 15), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 15), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "logSizeRet", (uintptr_t)logSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1057,7 +1057,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetProgramLog(prog, log);
     cubind_result = call_nvrtcGetProgramLog(prog, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 16), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 16), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1110,7 +1110,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcAddNameExpression(prog, name_expression);
     cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 17), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 17), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1163,7 +1163,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 18), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 18), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
         cubind__trace_pointer(&cubind_call, "lowered_name", (uintptr_t)lowered_name);
@@ -1217,7 +1217,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHHeapSize(ret);
     cubind_result = call_nvrtcGetPCHHeapSize(ret);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 19), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 19), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ret", (uintptr_t)ret);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1269,7 +1269,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcSetPCHHeapSize(size);
     cubind_result = call_nvrtcSetPCHHeapSize(size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 20), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 20), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1321,7 +1321,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHCreateStatus(prog);
     cubind_result = call_nvrtcGetPCHCreateStatus(prog);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 21), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 21), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1373,7 +1373,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHHeapSizeRequired(prog, size);
     cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 22), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 22), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1426,7 +1426,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcSetFlowCallback(prog, callback, payload);
     cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 23), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 23), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_pointer(&cubind_call, "payload", (uintptr_t)payload);

@@ -2168,7 +2168,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceReset(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceReset();
     cubind_result = call_cudaDeviceReset();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 0), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 0), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2219,7 +2219,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSynchronize(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceSynchronize();
     cubind_result = call_cudaDeviceSynchronize();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 1), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 1), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2270,7 +2270,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetLimit(enum cudaLimit limit, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceSetLimit(limit, value);
     cubind_result = call_cudaDeviceSetLimit(limit, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 2), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 2), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "limit", trace_enum_0((long long)limit), (long long)limit);
         cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2323,7 +2323,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetLimit(size_t *pValue, enum cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetLimit(pValue, limit);
     cubind_result = call_cudaDeviceGetLimit(pValue, limit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 3), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 3), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pValue", (uintptr_t)pValue);
         cubind__trace_enum(&cubind_call, "limit", trace_enum_0((long long)limit), (long long)limit);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2376,7 +2376,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetTexture1DLinearMaxWidth(size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
     cubind_result = call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 4), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 4), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
         cubind__trace_pointer(&cubind_call, "fmtDesc", (uintptr_t)fmtDesc);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -2430,7 +2430,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetCacheConfig(enum cudaFuncCach
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetCacheConfig(pCacheConfig);
     cubind_result = call_cudaDeviceGetCacheConfig(pCacheConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 5), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 5), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pCacheConfig", (uintptr_t)pCacheConfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2482,7 +2482,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetStreamPriorityRange(int *leas
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
     cubind_result = call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 6), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 6), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
         cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2535,7 +2535,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetCacheConfig(enum cudaFuncCach
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceSetCacheConfig(cacheConfig);
     cubind_result = call_cudaDeviceSetCacheConfig(cacheConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 7), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 7), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "cacheConfig", trace_enum_1((long long)cacheConfig), (long long)cacheConfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2587,7 +2587,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetByPCIBusId(int *device, const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetByPCIBusId(device, pciBusId);
     cubind_result = call_cudaDeviceGetByPCIBusId(device, pciBusId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 8), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 8), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2640,7 +2640,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetPCIBusId(char *pciBusId, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetPCIBusId(pciBusId, len, device);
     cubind_result = call_cudaDeviceGetPCIBusId(pciBusId, len, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 9), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 9), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
         cubind__trace_signed(&cubind_call, "len", (long long)len);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -2694,7 +2694,7 @@ static CUBIND_COLD cudaError_t traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaIpcGetEventHandle(handle, event);
     cubind_result = call_cudaIpcGetEventHandle(handle, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 10), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 10), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2747,7 +2747,7 @@ static CUBIND_COLD cudaError_t traced_cudaIpcOpenEventHandle(cudaEvent_t *event,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaIpcOpenEventHandle(event, handle);
     cubind_result = call_cudaIpcOpenEventHandle(event, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 11), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 11), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_record(&cubind_call, "handle");
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2800,7 +2800,7 @@ static CUBIND_COLD cudaError_t traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t *ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaIpcGetMemHandle(handle, devPtr);
     cubind_result = call_cudaIpcGetMemHandle(handle, devPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 12), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 12), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2853,7 +2853,7 @@ static CUBIND_COLD cudaError_t traced_cudaIpcOpenMemHandle(void **devPtr, cudaIp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaIpcOpenMemHandle(devPtr, handle, flags);
     cubind_result = call_cudaIpcOpenMemHandle(devPtr, handle, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 13), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 13), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_record(&cubind_call, "handle");
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -2907,7 +2907,7 @@ static CUBIND_COLD cudaError_t traced_cudaIpcCloseMemHandle(void *devPtr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaIpcCloseMemHandle(devPtr);
     cubind_result = call_cudaIpcCloseMemHandle(devPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 14), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 14), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2959,7 +2959,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceFlushGPUDirectRDMAWrites(enum cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
     cubind_result = call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 15), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 15), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "target", trace_enum_2((long long)target), (long long)target);
         cubind__trace_enum(&cubind_call, "scope", trace_enum_3((long long)scope), (long long)scope);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3012,7 +3012,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceRegisterAsyncNotification(int de
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
     cubind_result = call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 16), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 16), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -3067,7 +3067,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceUnregisterAsyncNotification(int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceUnregisterAsyncNotification(device, callback);
     cubind_result = call_cudaDeviceUnregisterAsyncNotification(device, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 17), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 17), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3120,7 +3120,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetSharedMemConfig(enum cudaShar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetSharedMemConfig(pConfig);
     cubind_result = call_cudaDeviceGetSharedMemConfig(pConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 18), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 18), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3172,7 +3172,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetSharedMemConfig(enum cudaShar
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceSetSharedMemConfig(config);
     cubind_result = call_cudaDeviceSetSharedMemConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 19), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 19), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_enum(&cubind_call, "config", trace_enum_4((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3224,7 +3224,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetLastError(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetLastError();
     cubind_result = call_cudaGetLastError();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 20), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 20), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -3275,7 +3275,7 @@ static CUBIND_COLD cudaError_t traced_cudaPeekAtLastError(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaPeekAtLastError();
     cubind_result = call_cudaPeekAtLastError();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 21), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 21), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -3410,7 +3410,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetDeviceCount(int *count)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetDeviceCount(count);
     cubind_result = call_cudaGetDeviceCount(count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 24), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 24), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3462,7 +3462,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetDeviceProperties(struct cudaDeviceP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetDeviceProperties(prop, device);
     cubind_result = call_cudaGetDeviceProperties(prop, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 25), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 25), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3515,7 +3515,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetAttribute(int *value, enum cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetAttribute(value, attr, device);
     cubind_result = call_cudaDeviceGetAttribute(value, attr, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 26), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 26), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -3569,7 +3569,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetHostAtomicCapabilities(unsign
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
     cubind_result = call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 27), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 27), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
         cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -3624,7 +3624,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetDefaultMemPool(cudaMemPool_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetDefaultMemPool(memPool, device);
     cubind_result = call_cudaDeviceGetDefaultMemPool(memPool, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 28), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 28), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3677,7 +3677,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetMemPool(int device, cudaMemPo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceSetMemPool(device, memPool);
     cubind_result = call_cudaDeviceSetMemPool(device, memPool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 29), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 29), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3730,7 +3730,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetMemPool(cudaMemPool_t *memPoo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetMemPool(memPool, device);
     cubind_result = call_cudaDeviceGetMemPool(memPool, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 30), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 30), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3783,7 +3783,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetNvSciSyncAttributes(void *nvS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
     cubind_result = call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 31), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 31), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_signed(&cubind_call, "flags", (long long)flags);
@@ -3837,7 +3837,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAttribute(int *value, enum
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
     cubind_result = call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 32), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 32), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
         cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
@@ -3892,7 +3892,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAtomicCapabilities(unsigne
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
     cubind_result = call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 33), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 33), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
         cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -3948,7 +3948,7 @@ static CUBIND_COLD cudaError_t traced_cudaChooseDevice(int *device, const struct
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaChooseDevice(device, prop);
     cubind_result = call_cudaChooseDevice(device, prop);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 34), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 34), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4001,7 +4001,7 @@ static CUBIND_COLD cudaError_t traced_cudaInitDevice(int device, unsigned int de
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaInitDevice(device, deviceFlags, flags);
     cubind_result = call_cudaInitDevice(device, deviceFlags, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 35), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 35), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_unsigned(&cubind_call, "deviceFlags", (unsigned long long)deviceFlags);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -4055,7 +4055,7 @@ static CUBIND_COLD cudaError_t traced_cudaSetDevice(int device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaSetDevice(device);
     cubind_result = call_cudaSetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 36), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 36), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4107,7 +4107,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetDevice(int *device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetDevice(device);
     cubind_result = call_cudaGetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 37), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 37), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4159,7 +4159,7 @@ static CUBIND_COLD cudaError_t traced_cudaSetValidDevices(int *device_arr, int l
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaSetValidDevices(device_arr, len);
     cubind_result = call_cudaSetValidDevices(device_arr, len);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 38), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 38), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "device_arr", (uintptr_t)device_arr);
         cubind__trace_signed(&cubind_call, "len", (long long)len);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4212,7 +4212,7 @@ static CUBIND_COLD cudaError_t traced_cudaSetDeviceFlags(unsigned int flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaSetDeviceFlags(flags);
     cubind_result = call_cudaSetDeviceFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 39), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 39), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4264,7 +4264,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetDeviceFlags(unsigned int *flags)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetDeviceFlags(flags);
     cubind_result = call_cudaGetDeviceFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 40), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 40), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4316,7 +4316,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCreate(cudaStream_t *pStream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamCreate(pStream);
     cubind_result = call_cudaStreamCreate(pStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 41), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 41), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4368,7 +4368,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithFlags(cudaStream_t *pS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamCreateWithFlags(pStream, flags);
     cubind_result = call_cudaStreamCreateWithFlags(pStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 42), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 42), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4421,7 +4421,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithPriority(cudaStream_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamCreateWithPriority(pStream, flags, priority);
     cubind_result = call_cudaStreamCreateWithPriority(pStream, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 43), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 43), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_signed(&cubind_call, "priority", (long long)priority);
@@ -4475,7 +4475,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetPriority(cudaStream_t hStream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamGetPriority(hStream, priority);
     cubind_result = call_cudaStreamGetPriority(hStream, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 44), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 44), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4528,7 +4528,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetFlags(cudaStream_t hStream, u
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamGetFlags(hStream, flags);
     cubind_result = call_cudaStreamGetFlags(hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 45), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 45), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4581,7 +4581,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetId(cudaStream_t hStream, unsi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamGetId(hStream, streamId);
     cubind_result = call_cudaStreamGetId(hStream, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 46), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 46), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4634,7 +4634,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetDevice(cudaStream_t hStream, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamGetDevice(hStream, device);
     cubind_result = call_cudaStreamGetDevice(hStream, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 47), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 47), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4687,7 +4687,7 @@ static CUBIND_COLD cudaError_t traced_cudaCtxResetPersistingL2Cache(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaCtxResetPersistingL2Cache();
     cubind_result = call_cudaCtxResetPersistingL2Cache();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 48), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 48), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -4738,7 +4738,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamCopyAttributes(cudaStream_t dst,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamCopyAttributes(dst, src);
     cubind_result = call_cudaStreamCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 49), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 49), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -4791,7 +4791,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetAttribute(cudaStream_t hStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamGetAttribute(hStream, attr, value_out);
     cubind_result = call_cudaStreamGetAttribute(hStream, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 50), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 50), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
@@ -4845,7 +4845,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamSetAttribute(cudaStream_t hStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamSetAttribute(hStream, attr, value);
     cubind_result = call_cudaStreamSetAttribute(hStream, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 51), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 51), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -4899,7 +4899,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamDestroy(cudaStream_t stream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamDestroy(stream);
     cubind_result = call_cudaStreamDestroy(stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 52), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 52), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4951,7 +4951,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamWaitEvent(cudaStream_t stream, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamWaitEvent(stream, event, flags);
     cubind_result = call_cudaStreamWaitEvent(stream, event, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 53), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 53), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -5005,7 +5005,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamAddCallback(cudaStream_t stream,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamAddCallback(stream, callback, userData, flags);
     cubind_result = call_cudaStreamAddCallback(stream, callback, userData, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 54), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 54), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -5060,7 +5060,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamSynchronize(cudaStream_t stream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamSynchronize(stream);
     cubind_result = call_cudaStreamSynchronize(stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 55), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 55), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5112,7 +5112,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamQuery(cudaStream_t stream)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamQuery(stream);
     cubind_result = call_cudaStreamQuery(stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 56), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 56), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5164,7 +5164,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamAttachMemAsync(cudaStream_t stre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
     cubind_result = call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 57), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 57), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
@@ -5219,7 +5219,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamBeginCapture(cudaStream_t stream
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamBeginCapture(stream, mode);
     cubind_result = call_cudaStreamBeginCapture(stream, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 58), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 58), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_9((long long)mode), (long long)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5272,7 +5272,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamBeginCaptureToGraph(cudaStream_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
     cubind_result = call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 59), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 59), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
@@ -5329,7 +5329,7 @@ static CUBIND_COLD cudaError_t traced_cudaThreadExchangeStreamCaptureMode(enum c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaThreadExchangeStreamCaptureMode(mode);
     cubind_result = call_cudaThreadExchangeStreamCaptureMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 60), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 60), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5381,7 +5381,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamEndCapture(cudaStream_t stream, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamEndCapture(stream, pGraph);
     cubind_result = call_cudaStreamEndCapture(stream, pGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 61), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 61), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5434,7 +5434,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamIsCapturing(cudaStream_t stream,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamIsCapturing(stream, pCaptureStatus);
     cubind_result = call_cudaStreamIsCapturing(stream, pCaptureStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 62), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 62), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "pCaptureStatus", (uintptr_t)pCaptureStatus);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5487,7 +5487,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamGetCaptureInfo(cudaStream_t stre
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     cubind_result = call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 63), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 63), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
         cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
@@ -5545,7 +5545,7 @@ static CUBIND_COLD cudaError_t traced_cudaStreamUpdateCaptureDependencies(cudaSt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
     cubind_result = call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 64), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 64), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
         cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
@@ -5601,7 +5601,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventCreate(cudaEvent_t *event)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventCreate(event);
     cubind_result = call_cudaEventCreate(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 65), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 65), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5653,7 +5653,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventCreateWithFlags(cudaEvent_t *even
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventCreateWithFlags(event, flags);
     cubind_result = call_cudaEventCreateWithFlags(event, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 66), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 66), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5706,7 +5706,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventRecord(cudaEvent_t event, cudaStr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventRecord(event, stream);
     cubind_result = call_cudaEventRecord(event, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 67), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 67), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5759,7 +5759,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventRecordWithFlags(cudaEvent_t event
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventRecordWithFlags(event, stream, flags);
     cubind_result = call_cudaEventRecordWithFlags(event, stream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 68), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 68), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -5813,7 +5813,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventQuery(cudaEvent_t event)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventQuery(event);
     cubind_result = call_cudaEventQuery(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 69), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 69), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5865,7 +5865,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventSynchronize(cudaEvent_t event)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventSynchronize(event);
     cubind_result = call_cudaEventSynchronize(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 70), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 70), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5917,7 +5917,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventDestroy(cudaEvent_t event)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventDestroy(event);
     cubind_result = call_cudaEventDestroy(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 71), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 71), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5969,7 +5969,7 @@ static CUBIND_COLD cudaError_t traced_cudaEventElapsedTime(float *ms, cudaEvent_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaEventElapsedTime(ms, start, end);
     cubind_result = call_cudaEventElapsedTime(ms, start, end);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 72), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 72), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ms", (uintptr_t)ms);
         cubind__trace_pointer(&cubind_call, "start", (uintptr_t)start);
         cubind__trace_pointer(&cubind_call, "end", (uintptr_t)end);
@@ -6023,7 +6023,7 @@ static CUBIND_COLD cudaError_t traced_cudaImportExternalMemory(cudaExternalMemor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaImportExternalMemory(extMem_out, memHandleDesc);
     cubind_result = call_cudaImportExternalMemory(extMem_out, memHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 73), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 73), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
         cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6076,7 +6076,7 @@ static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedBuffer(void **d
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
     cubind_result = call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 74), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 74), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
@@ -6130,7 +6130,7 @@ static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedMipmappedArray(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
     cubind_result = call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 75), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 75), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
@@ -6184,7 +6184,7 @@ static CUBIND_COLD cudaError_t traced_cudaDestroyExternalMemory(cudaExternalMemo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDestroyExternalMemory(extMem);
     cubind_result = call_cudaDestroyExternalMemory(extMem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 76), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 76), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6236,7 +6236,7 @@ static CUBIND_COLD cudaError_t traced_cudaImportExternalSemaphore(cudaExternalSe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
     cubind_result = call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 77), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 77), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
         cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6289,7 +6289,7 @@ static CUBIND_COLD cudaError_t traced_cudaSignalExternalSemaphoresAsync(const cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     cubind_result = call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 78), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 78), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
@@ -6344,7 +6344,7 @@ static CUBIND_COLD cudaError_t traced_cudaWaitExternalSemaphoresAsync(const cuda
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     cubind_result = call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 79), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 79), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
         cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
         cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
@@ -6399,7 +6399,7 @@ static CUBIND_COLD cudaError_t traced_cudaDestroyExternalSemaphore(cudaExternalS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDestroyExternalSemaphore(extSem);
     cubind_result = call_cudaDestroyExternalSemaphore(extSem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 80), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 80), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6451,7 +6451,7 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchKernel(const void *func, dim3 gr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
     cubind_result = call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 81), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 81), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_record(&cubind_call, "gridDim");
         cubind__trace_record(&cubind_call, "blockDim");
@@ -6508,7 +6508,7 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchKernelExC(const cudaLaunchConfig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLaunchKernelExC(config, func, args);
     cubind_result = call_cudaLaunchKernelExC(config, func, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 82), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 82), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
@@ -6562,7 +6562,7 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchCooperativeKernel(const void *fu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
     cubind_result = call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 83), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 83), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_record(&cubind_call, "gridDim");
         cubind__trace_record(&cubind_call, "blockDim");
@@ -6619,7 +6619,7 @@ static CUBIND_COLD cudaError_t traced_cudaFuncSetCacheConfig(const void *func, e
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFuncSetCacheConfig(func, cacheConfig);
     cubind_result = call_cudaFuncSetCacheConfig(func, cacheConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 84), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 84), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_enum(&cubind_call, "cacheConfig", trace_enum_1((long long)cacheConfig), (long long)cacheConfig);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6672,7 +6672,7 @@ static CUBIND_COLD cudaError_t traced_cudaFuncGetAttributes(struct cudaFuncAttri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFuncGetAttributes(attr, func);
     cubind_result = call_cudaFuncGetAttributes(attr, func);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 85), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 85), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "attr", (uintptr_t)attr);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6725,7 +6725,7 @@ static CUBIND_COLD cudaError_t traced_cudaFuncSetAttribute(const void *func, enu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFuncSetAttribute(func, attr, value);
     cubind_result = call_cudaFuncSetAttribute(func, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 86), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 86), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
@@ -6779,7 +6779,7 @@ static CUBIND_COLD cudaError_t traced_cudaFuncGetName(const char **name, const v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFuncGetName(name, func);
     cubind_result = call_cudaFuncGetName(name, func);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 87), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 87), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6832,7 +6832,7 @@ static CUBIND_COLD cudaError_t traced_cudaFuncGetParamInfo(const void *func, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
     cubind_result = call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 88), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 88), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
         cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
@@ -6887,7 +6887,7 @@ static CUBIND_COLD cudaError_t traced_cudaLaunchHostFunc(cudaStream_t stream, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLaunchHostFunc(stream, fn, userData);
     cubind_result = call_cudaLaunchHostFunc(stream, fn, userData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 89), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 89), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
@@ -6941,7 +6941,7 @@ static CUBIND_COLD cudaError_t traced_cudaFuncSetSharedMemConfig(const void *fun
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFuncSetSharedMemConfig(func, config);
     cubind_result = call_cudaFuncSetSharedMemConfig(func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 90), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 90), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_enum(&cubind_call, "config", trace_enum_4((long long)config), (long long)config);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6994,7 +6994,7 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiproces
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
     cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 91), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 91), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
@@ -7049,7 +7049,7 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyAvailableDynamicSMemPerBlock(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
     cubind_result = call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 92), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 92), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
@@ -7104,7 +7104,7 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiproces
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
     cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 93), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 93), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
@@ -7160,7 +7160,7 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxPotentialClusterSize(int *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
     cubind_result = call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 94), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 94), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "launchConfig", (uintptr_t)launchConfig);
@@ -7214,7 +7214,7 @@ static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveClusters(int *numClu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
     cubind_result = call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 95), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 95), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
         cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
         cubind__trace_pointer(&cubind_call, "launchConfig", (uintptr_t)launchConfig);
@@ -7268,7 +7268,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocManaged(void **devPtr, size_t si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocManaged(devPtr, size, flags);
     cubind_result = call_cudaMallocManaged(devPtr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 96), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 96), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -7322,7 +7322,7 @@ static CUBIND_COLD cudaError_t traced_cudaMalloc(void **devPtr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMalloc(devPtr, size);
     cubind_result = call_cudaMalloc(devPtr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 97), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 97), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7375,7 +7375,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocHost(void **ptr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocHost(ptr, size);
     cubind_result = call_cudaMallocHost(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 98), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 98), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7428,7 +7428,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocPitch(void **devPtr, size_t *pit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocPitch(devPtr, pitch, width, height);
     cubind_result = call_cudaMallocPitch(devPtr, pitch, width, height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 99), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 99), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "pitch", (uintptr_t)pitch);
         cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
@@ -7483,7 +7483,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocArray(cudaArray_t *array, const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocArray(array, desc, width, height, flags);
     cubind_result = call_cudaMallocArray(array, desc, width, height, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 100), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 100), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
@@ -7539,7 +7539,7 @@ static CUBIND_COLD cudaError_t traced_cudaFree(void *devPtr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFree(devPtr);
     cubind_result = call_cudaFree(devPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 101), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 101), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7591,7 +7591,7 @@ static CUBIND_COLD cudaError_t traced_cudaFreeHost(void *ptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFreeHost(ptr);
     cubind_result = call_cudaFreeHost(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 102), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 102), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7643,7 +7643,7 @@ static CUBIND_COLD cudaError_t traced_cudaFreeArray(cudaArray_t array)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFreeArray(array);
     cubind_result = call_cudaFreeArray(array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 103), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 103), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7695,7 +7695,7 @@ static CUBIND_COLD cudaError_t traced_cudaFreeMipmappedArray(cudaMipmappedArray_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFreeMipmappedArray(mipmappedArray);
     cubind_result = call_cudaFreeMipmappedArray(mipmappedArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 104), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 104), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7747,7 +7747,7 @@ static CUBIND_COLD cudaError_t traced_cudaHostAlloc(void **pHost, size_t size, u
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaHostAlloc(pHost, size, flags);
     cubind_result = call_cudaHostAlloc(pHost, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 105), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 105), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -7801,7 +7801,7 @@ static CUBIND_COLD cudaError_t traced_cudaHostRegister(void *ptr, size_t size, u
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaHostRegister(ptr, size, flags);
     cubind_result = call_cudaHostRegister(ptr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 106), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 106), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -7855,7 +7855,7 @@ static CUBIND_COLD cudaError_t traced_cudaHostUnregister(void *ptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaHostUnregister(ptr);
     cubind_result = call_cudaHostUnregister(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 107), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 107), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7907,7 +7907,7 @@ static CUBIND_COLD cudaError_t traced_cudaHostGetDevicePointer(void **pDevice, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaHostGetDevicePointer(pDevice, pHost, flags);
     cubind_result = call_cudaHostGetDevicePointer(pDevice, pHost, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 108), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 108), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pDevice", (uintptr_t)pDevice);
         cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -7961,7 +7961,7 @@ static CUBIND_COLD cudaError_t traced_cudaHostGetFlags(unsigned int *pFlags, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaHostGetFlags(pFlags, pHost);
     cubind_result = call_cudaHostGetFlags(pFlags, pHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 109), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 109), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
         cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8014,7 +8014,7 @@ static CUBIND_COLD cudaError_t traced_cudaMalloc3D(struct cudaPitchedPtr *pitche
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMalloc3D(pitchedDevPtr, extent);
     cubind_result = call_cudaMalloc3D(pitchedDevPtr, extent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 110), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 110), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pitchedDevPtr", (uintptr_t)pitchedDevPtr);
         cubind__trace_record(&cubind_call, "extent");
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8067,7 +8067,7 @@ static CUBIND_COLD cudaError_t traced_cudaMalloc3DArray(cudaArray_t *array, cons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMalloc3DArray(array, desc, extent, flags);
     cubind_result = call_cudaMalloc3DArray(array, desc, extent, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 111), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 111), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_record(&cubind_call, "extent");
@@ -8122,7 +8122,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocMipmappedArray(cudaMipmappedArra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
     cubind_result = call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 112), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 112), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_record(&cubind_call, "extent");
@@ -8178,7 +8178,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetMipmappedArrayLevel(cudaArray_t *le
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
     cubind_result = call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 113), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 113), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "levelArray", (uintptr_t)levelArray);
         cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
         cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
@@ -8232,7 +8232,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3D(const struct cudaMemcpy3DParm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy3D(p);
     cubind_result = call_cudaMemcpy3D(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 114), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 114), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8284,7 +8284,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeer(const struct cudaMemcpy3D
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy3DPeer(p);
     cubind_result = call_cudaMemcpy3DPeer(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 115), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 115), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -8336,7 +8336,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DAsync(const struct cudaMemcpy3
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy3DAsync(p, stream);
     cubind_result = call_cudaMemcpy3DAsync(p, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 116), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 116), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8389,7 +8389,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeerAsync(const struct cudaMem
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy3DPeerAsync(p, stream);
     cubind_result = call_cudaMemcpy3DPeerAsync(p, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 117), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 117), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8442,7 +8442,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemGetInfo(size_t *free, size_t *total
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemGetInfo(free, total);
     cubind_result = call_cudaMemGetInfo(free, total);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 118), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 118), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
         cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8495,7 +8495,7 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetInfo(struct cudaChannelFormatD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaArrayGetInfo(desc, extent, flags, array);
     cubind_result = call_cudaArrayGetInfo(desc, extent, flags, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 119), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 119), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_pointer(&cubind_call, "extent", (uintptr_t)extent);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
@@ -8550,7 +8550,7 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetPlane(cudaArray_t *pPlaneArray
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
     cubind_result = call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 120), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 120), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
         cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
         cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
@@ -8604,7 +8604,7 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetMemoryRequirements(struct cuda
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
     cubind_result = call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 121), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 121), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -8658,7 +8658,7 @@ static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetMemoryRequirements(st
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
     cubind_result = call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 122), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 122), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
@@ -8712,7 +8712,7 @@ static CUBIND_COLD cudaError_t traced_cudaArrayGetSparseProperties(struct cudaAr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaArrayGetSparseProperties(sparseProperties, array);
     cubind_result = call_cudaArrayGetSparseProperties(sparseProperties, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 123), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 123), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8765,7 +8765,7 @@ static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetSparseProperties(stru
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
     cubind_result = call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 124), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 124), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
         cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -8818,7 +8818,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy(void *dst, const void *src, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy(dst, src, count, kind);
     cubind_result = call_cudaMemcpy(dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 125), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 125), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -8873,7 +8873,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyPeer(void *dst, int dstDevice, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
     cubind_result = call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 126), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 126), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -8929,7 +8929,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2D(void *dst, size_t dpitch, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
     cubind_result = call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 127), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 127), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -8987,7 +8987,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArray(cudaArray_t dst, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
     cubind_result = call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 128), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 128), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
         cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
@@ -9046,7 +9046,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArray(void *dst, size_t dp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     cubind_result = call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 129), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 129), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -9105,7 +9105,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DArrayToArray(cudaArray_t dst, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     cubind_result = call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 130), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 130), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "wOffsetDst", (unsigned long long)wOffsetDst);
         cubind__trace_unsigned(&cubind_call, "hOffsetDst", (unsigned long long)hOffsetDst);
@@ -9165,7 +9165,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbol(const void *symbol, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
     cubind_result = call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 131), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 131), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -9221,7 +9221,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbol(void *dst, const void
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
     cubind_result = call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 132), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 132), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -9277,7 +9277,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyAsync(void *dst, const void *src
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyAsync(dst, src, count, kind, stream);
     cubind_result = call_cudaMemcpyAsync(dst, src, count, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 133), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 133), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -9333,7 +9333,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyPeerAsync(void *dst, int dstDevi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
     cubind_result = call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 134), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 134), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -9390,7 +9390,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyBatchAsync(void *const *dsts, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     cubind_result = call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 135), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 135), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
         cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
@@ -9449,7 +9449,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy3DBatchAsync(size_t numOps, stru
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
     cubind_result = call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 136), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 136), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
         cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -9504,7 +9504,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DAsync(void *dst, size_t dpitch
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
     cubind_result = call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 137), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 137), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -9563,7 +9563,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArrayAsync(cudaArray_t dst, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     cubind_result = call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 138), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 138), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
         cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
@@ -9623,7 +9623,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArrayAsync(void *dst, size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     cubind_result = call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 139), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 139), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -9683,7 +9683,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbolAsync(const void *symbol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
     cubind_result = call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 140), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 140), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -9740,7 +9740,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbolAsync(void *dst, const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
     cubind_result = call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 141), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 141), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -9797,7 +9797,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemset(void *devPtr, int value, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemset(devPtr, value, count);
     cubind_result = call_cudaMemset(devPtr, value, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 142), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 142), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -9851,7 +9851,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemset2D(void *devPtr, size_t pitch, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemset2D(devPtr, pitch, value, width, height);
     cubind_result = call_cudaMemset2D(devPtr, pitch, value, width, height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 143), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 143), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "pitch", (unsigned long long)pitch);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
@@ -9907,7 +9907,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemset3D(struct cudaPitchedPtr pitched
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemset3D(pitchedDevPtr, value, extent);
     cubind_result = call_cudaMemset3D(pitchedDevPtr, value, extent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 144), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 144), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_record(&cubind_call, "pitchedDevPtr");
         cubind__trace_signed(&cubind_call, "value", (long long)value);
         cubind__trace_record(&cubind_call, "extent");
@@ -9961,7 +9961,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemsetAsync(void *devPtr, int value, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemsetAsync(devPtr, value, count, stream);
     cubind_result = call_cudaMemsetAsync(devPtr, value, count, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 145), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 145), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -10016,7 +10016,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemset2DAsync(void *devPtr, size_t pit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
     cubind_result = call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 146), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 146), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "pitch", (unsigned long long)pitch);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
@@ -10073,7 +10073,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemset3DAsync(struct cudaPitchedPtr pi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
     cubind_result = call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 147), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 147), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_record(&cubind_call, "pitchedDevPtr");
         cubind__trace_signed(&cubind_call, "value", (long long)value);
         cubind__trace_record(&cubind_call, "extent");
@@ -10128,7 +10128,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetSymbolAddress(void **devPtr, const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetSymbolAddress(devPtr, symbol);
     cubind_result = call_cudaGetSymbolAddress(devPtr, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 148), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 148), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10181,7 +10181,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetSymbolSize(size_t *size, const void
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetSymbolSize(size, symbol);
     cubind_result = call_cudaGetSymbolSize(size, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 149), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 149), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -10234,7 +10234,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPrefetchAsync(const void *devPtr, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
     cubind_result = call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 150), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 150), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_record(&cubind_call, "location");
@@ -10290,7 +10290,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPrefetchBatchAsync(void **dptrs, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     cubind_result = call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 151), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 151), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -10349,7 +10349,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemDiscardBatchAsync(void **dptrs, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
     cubind_result = call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 152), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 152), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -10405,7 +10405,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemDiscardAndPrefetchBatchAsync(void *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     cubind_result = call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 153), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 153), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
         cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -10464,7 +10464,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemAdvise(const void *devPtr, size_t c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemAdvise(devPtr, count, advice, location);
     cubind_result = call_cudaMemAdvise(devPtr, count, advice, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 154), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 154), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "advice", trace_enum_12((long long)advice), (long long)advice);
@@ -10519,7 +10519,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttribute(void *data, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
     cubind_result = call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 155), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 155), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
         cubind__trace_enum(&cubind_call, "attribute", trace_enum_13((long long)attribute), (long long)attribute);
@@ -10575,7 +10575,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttributes(void **data, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
     cubind_result = call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 156), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 156), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
         cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
         cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
@@ -10632,7 +10632,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToArray(cudaArray_t dst, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
     cubind_result = call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 157), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 157), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
         cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
@@ -10689,7 +10689,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArray(void *dst, cudaArray_c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
     cubind_result = call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 158), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 158), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
@@ -10746,7 +10746,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyArrayToArray(cudaArray_t dst, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     cubind_result = call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 159), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 159), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "wOffsetDst", (unsigned long long)wOffsetDst);
         cubind__trace_unsigned(&cubind_call, "hOffsetDst", (unsigned long long)hOffsetDst);
@@ -10805,7 +10805,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyToArrayAsync(cudaArray_t dst, si
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
     cubind_result = call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 160), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 160), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
         cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
@@ -10863,7 +10863,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArrayAsync(void *dst, cudaAr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
     cubind_result = call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 161), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 161), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
@@ -10921,7 +10921,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocAsync(void **devPtr, size_t size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocAsync(devPtr, size, hStream);
     cubind_result = call_cudaMallocAsync(devPtr, size, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 162), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 162), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
@@ -10975,7 +10975,7 @@ static CUBIND_COLD cudaError_t traced_cudaFreeAsync(void *devPtr, cudaStream_t h
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaFreeAsync(devPtr, hStream);
     cubind_result = call_cudaFreeAsync(devPtr, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 163), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 163), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11028,7 +11028,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolTrimTo(cudaMemPool_t memPool, s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
     cubind_result = call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 164), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 164), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11081,7 +11081,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAttribute(cudaMemPool_t memP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolSetAttribute(memPool, attr, value);
     cubind_result = call_cudaMemPoolSetAttribute(memPool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 165), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 165), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -11135,7 +11135,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAttribute(cudaMemPool_t memP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolGetAttribute(memPool, attr, value);
     cubind_result = call_cudaMemPoolGetAttribute(memPool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 166), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 166), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -11189,7 +11189,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAccess(cudaMemPool_t memPool
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolSetAccess(memPool, descList, count);
     cubind_result = call_cudaMemPoolSetAccess(memPool, descList, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 167), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 167), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "descList", (uintptr_t)descList);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -11243,7 +11243,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAccess(enum cudaMemAccessFla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolGetAccess(flags, memPool, location);
     cubind_result = call_cudaMemPoolGetAccess(flags, memPool, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 168), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 168), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
@@ -11297,7 +11297,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolCreate(cudaMemPool_t *memPool, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolCreate(memPool, poolProps);
     cubind_result = call_cudaMemPoolCreate(memPool, poolProps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 169), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 169), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11350,7 +11350,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolDestroy(cudaMemPool_t memPool)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolDestroy(memPool);
     cubind_result = call_cudaMemPoolDestroy(memPool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 170), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 170), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11402,7 +11402,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemGetDefaultMemPool(cudaMemPool_t *me
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemGetDefaultMemPool(memPool, location, type);
     cubind_result = call_cudaMemGetDefaultMemPool(memPool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 171), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 171), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
@@ -11456,7 +11456,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemGetMemPool(cudaMemPool_t *memPool, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemGetMemPool(memPool, location, type);
     cubind_result = call_cudaMemGetMemPool(memPool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 172), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 172), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
@@ -11510,7 +11510,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemSetMemPool(struct cudaMemLocation *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemSetMemPool(location, type, memPool);
     cubind_result = call_cudaMemSetMemPool(location, type, memPool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 173), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 173), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
         cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
@@ -11564,7 +11564,7 @@ static CUBIND_COLD cudaError_t traced_cudaMallocFromPoolAsync(void **ptr, size_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
     cubind_result = call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 174), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 174), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
@@ -11619,7 +11619,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolExportToShareableHandle(void *s
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
     cubind_result = call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 175), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 175), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_16((long long)handleType), (long long)handleType);
@@ -11674,7 +11674,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolImportFromShareableHandle(cudaM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
     cubind_result = call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 176), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 176), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
         cubind__trace_enum(&cubind_call, "handleType", trace_enum_16((long long)handleType), (long long)handleType);
@@ -11729,7 +11729,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolExportPointer(struct cudaMemPoo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolExportPointer(exportData, ptr);
     cubind_result = call_cudaMemPoolExportPointer(exportData, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 177), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 177), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "exportData", (uintptr_t)exportData);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11782,7 +11782,7 @@ static CUBIND_COLD cudaError_t traced_cudaMemPoolImportPointer(void **ptr, cudaM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaMemPoolImportPointer(ptr, memPool, exportData);
     cubind_result = call_cudaMemPoolImportPointer(ptr, memPool, exportData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 178), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 178), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
         cubind__trace_pointer(&cubind_call, "exportData", (uintptr_t)exportData);
@@ -11836,7 +11836,7 @@ static CUBIND_COLD cudaError_t traced_cudaPointerGetAttributes(struct cudaPointe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaPointerGetAttributes(attributes, ptr);
     cubind_result = call_cudaPointerGetAttributes(attributes, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 179), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 179), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11889,7 +11889,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceCanAccessPeer(int *canAccessPeer
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
     cubind_result = call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 180), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 180), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
@@ -11943,7 +11943,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceEnablePeerAccess(int peerDevice,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceEnablePeerAccess(peerDevice, flags);
     cubind_result = call_cudaDeviceEnablePeerAccess(peerDevice, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 181), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 181), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11996,7 +11996,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceDisablePeerAccess(int peerDevice
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceDisablePeerAccess(peerDevice);
     cubind_result = call_cudaDeviceDisablePeerAccess(peerDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 182), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 182), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12048,7 +12048,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsUnregisterResource(cudaGraphic
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsUnregisterResource(resource);
     cubind_result = call_cudaGraphicsUnregisterResource(resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 183), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 183), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12100,7 +12100,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceSetMapFlags(cudaGraphi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsResourceSetMapFlags(resource, flags);
     cubind_result = call_cudaGraphicsResourceSetMapFlags(resource, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 184), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 184), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12153,7 +12153,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsMapResources(int count, cudaGr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsMapResources(count, resources, stream);
     cubind_result = call_cudaGraphicsMapResources(count, resources, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 185), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 185), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "count", (long long)count);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
@@ -12207,7 +12207,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsUnmapResources(int count, cuda
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsUnmapResources(count, resources, stream);
     cubind_result = call_cudaGraphicsUnmapResources(count, resources, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 186), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 186), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "count", (long long)count);
         cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
@@ -12261,7 +12261,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedPointer(void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
     cubind_result = call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 187), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 187), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
@@ -12315,7 +12315,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsSubResourceGetMappedArray(cuda
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
     cubind_result = call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 188), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 188), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
@@ -12370,7 +12370,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedMipmappedArra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
     cubind_result = call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 189), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 189), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
         cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12423,7 +12423,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetChannelDesc(struct cudaChannelForma
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetChannelDesc(desc, array);
     cubind_result = call_cudaGetChannelDesc(desc, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 190), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 190), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12523,7 +12523,7 @@ static CUBIND_COLD cudaError_t traced_cudaCreateTextureObject(cudaTextureObject_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     cubind_result = call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 192), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 192), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
@@ -12578,7 +12578,7 @@ static CUBIND_COLD cudaError_t traced_cudaDestroyTextureObject(cudaTextureObject
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDestroyTextureObject(texObject);
     cubind_result = call_cudaDestroyTextureObject(texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 193), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 193), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12630,7 +12630,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceDesc(struct cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
     cubind_result = call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 194), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 194), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12683,7 +12683,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectTextureDesc(struct cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
     cubind_result = call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 195), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 195), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12736,7 +12736,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceViewDesc(struc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
     cubind_result = call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 196), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 196), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
         cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12789,7 +12789,7 @@ static CUBIND_COLD cudaError_t traced_cudaCreateSurfaceObject(cudaSurfaceObject_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
     cubind_result = call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 197), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 197), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12842,7 +12842,7 @@ static CUBIND_COLD cudaError_t traced_cudaDestroySurfaceObject(cudaSurfaceObject
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDestroySurfaceObject(surfObject);
     cubind_result = call_cudaDestroySurfaceObject(surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 198), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 198), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12894,7 +12894,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetSurfaceObjectResourceDesc(struct cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
     cubind_result = call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 199), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 199), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
         cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12947,7 +12947,7 @@ static CUBIND_COLD cudaError_t traced_cudaDriverGetVersion(int *driverVersion)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDriverGetVersion(driverVersion);
     cubind_result = call_cudaDriverGetVersion(driverVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 200), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 200), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12999,7 +12999,7 @@ static CUBIND_COLD cudaError_t traced_cudaRuntimeGetVersion(int *runtimeVersion)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaRuntimeGetVersion(runtimeVersion);
     cubind_result = call_cudaRuntimeGetVersion(runtimeVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 201), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 201), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "runtimeVersion", (uintptr_t)runtimeVersion);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -13051,7 +13051,7 @@ static CUBIND_COLD cudaError_t traced_cudaLogsRegisterCallback(cudaLogsCallback_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
     cubind_result = call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 202), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 202), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
         cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
         cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
@@ -13105,7 +13105,7 @@ static CUBIND_COLD cudaError_t traced_cudaLogsUnregisterCallback(cudaLogsCallbac
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLogsUnregisterCallback(callback);
     cubind_result = call_cudaLogsUnregisterCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 203), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 203), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -13157,7 +13157,7 @@ static CUBIND_COLD cudaError_t traced_cudaLogsCurrent(cudaLogIterator *iterator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLogsCurrent(iterator_out, flags);
     cubind_result = call_cudaLogsCurrent(iterator_out, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 204), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 204), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13210,7 +13210,7 @@ static CUBIND_COLD cudaError_t traced_cudaLogsDumpToFile(cudaLogIterator *iterat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLogsDumpToFile(iterator, pathToFile, flags);
     cubind_result = call_cudaLogsDumpToFile(iterator, pathToFile, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 205), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 205), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
         cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -13264,7 +13264,7 @@ static CUBIND_COLD cudaError_t traced_cudaLogsDumpToMemory(cudaLogIterator *iter
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
     cubind_result = call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 206), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 206), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
         cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
@@ -13319,7 +13319,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphCreate(cudaGraph_t *pGraph, unsig
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphCreate(pGraph, flags);
     cubind_result = call_cudaGraphCreate(pGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 207), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 207), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13372,7 +13372,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddKernelNode(cudaGraphNode_t *pG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     cubind_result = call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 208), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 208), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -13428,7 +13428,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetParams(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphKernelNodeGetParams(node, pNodeParams);
     cubind_result = call_cudaGraphKernelNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 209), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 209), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13481,7 +13481,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetParams(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphKernelNodeSetParams(node, pNodeParams);
     cubind_result = call_cudaGraphKernelNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 210), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 210), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13534,7 +13534,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeCopyAttributes(cudaGrap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
     cubind_result = call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 211), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 211), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hDst", (uintptr_t)hDst);
         cubind__trace_pointer(&cubind_call, "hSrc", (uintptr_t)hSrc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13587,7 +13587,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetAttribute(cudaGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
     cubind_result = call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 212), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 212), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
@@ -13641,7 +13641,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetAttribute(cudaGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
     cubind_result = call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 213), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 213), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -13695,7 +13695,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode(cudaGraphNode_t *pG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     cubind_result = call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 214), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 214), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -13751,7 +13751,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     cubind_result = call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 215), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 215), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -13811,7 +13811,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeFromSymbol(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     cubind_result = call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 216), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 216), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -13871,7 +13871,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     cubind_result = call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 217), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 217), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -13930,7 +13930,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
     cubind_result = call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 218), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 218), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13983,7 +13983,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
     cubind_result = call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 219), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 219), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14036,7 +14036,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsToSymbol(cudaG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
     cubind_result = call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 220), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 220), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -14093,7 +14093,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsFromSymbol(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
     cubind_result = call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 221), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 221), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
@@ -14150,7 +14150,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
     cubind_result = call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 222), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 222), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
@@ -14206,7 +14206,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemsetNode(cudaGraphNode_t *pG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     cubind_result = call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 223), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 223), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -14262,7 +14262,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeGetParams(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
     cubind_result = call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 224), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 224), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14315,7 +14315,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeSetParams(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
     cubind_result = call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 225), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 225), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14368,7 +14368,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddHostNode(cudaGraphNode_t *pGra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     cubind_result = call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 226), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 226), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -14424,7 +14424,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeGetParams(cudaGraphNode_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphHostNodeGetParams(node, pNodeParams);
     cubind_result = call_cudaGraphHostNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 227), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 227), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14477,7 +14477,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeSetParams(cudaGraphNode_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphHostNodeSetParams(node, pNodeParams);
     cubind_result = call_cudaGraphHostNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 228), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 228), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14530,7 +14530,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddChildGraphNode(cudaGraphNode_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     cubind_result = call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 229), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 229), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -14586,7 +14586,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphChildGraphNodeGetGraph(cudaGraphN
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
     cubind_result = call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 230), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 230), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14639,7 +14639,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddEmptyNode(cudaGraphNode_t *pGr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
     cubind_result = call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 231), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 231), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -14694,7 +14694,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddEventRecordNode(cudaGraphNode_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
     cubind_result = call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 232), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 232), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -14750,7 +14750,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeGetEvent(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphEventRecordNodeGetEvent(node, event_out);
     cubind_result = call_cudaGraphEventRecordNodeGetEvent(node, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 233), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 233), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14803,7 +14803,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeSetEvent(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphEventRecordNodeSetEvent(node, event);
     cubind_result = call_cudaGraphEventRecordNodeSetEvent(node, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 234), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 234), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14856,7 +14856,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddEventWaitNode(cudaGraphNode_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
     cubind_result = call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 235), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 235), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -14912,7 +14912,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphEventWaitNodeGetEvent(node, event_out);
     cubind_result = call_cudaGraphEventWaitNodeGetEvent(node, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 236), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 236), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14965,7 +14965,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphEventWaitNodeSetEvent(node, event);
     cubind_result = call_cudaGraphEventWaitNodeSetEvent(node, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 237), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 237), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15018,7 +15018,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresSignalNode(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     cubind_result = call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 238), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 238), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -15074,7 +15074,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeGetPa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
     cubind_result = call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 239), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 239), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15127,7 +15127,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeSetPa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
     cubind_result = call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 240), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 240), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15180,7 +15180,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresWaitNode(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     cubind_result = call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 241), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 241), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -15236,7 +15236,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeGetPara
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
     cubind_result = call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 242), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 242), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15289,7 +15289,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeSetPara
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
     cubind_result = call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 243), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 243), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15342,7 +15342,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemAllocNode(cudaGraphNode_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     cubind_result = call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 244), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 244), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -15398,7 +15398,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemAllocNodeGetParams(cudaGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemAllocNodeGetParams(node, params_out);
     cubind_result = call_cudaGraphMemAllocNodeGetParams(node, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 245), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 245), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15451,7 +15451,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddMemFreeNode(cudaGraphNode_t *p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
     cubind_result = call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 246), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 246), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -15507,7 +15507,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphMemFreeNodeGetParams(cudaGraphNod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
     cubind_result = call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 247), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 247), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15560,7 +15560,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGraphMemTrim(int device)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGraphMemTrim(device);
     cubind_result = call_cudaDeviceGraphMemTrim(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 248), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 248), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -15612,7 +15612,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceGetGraphMemAttribute(int device,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceGetGraphMemAttribute(device, attr, value);
     cubind_result = call_cudaDeviceGetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 249), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 249), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_18((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -15666,7 +15666,7 @@ static CUBIND_COLD cudaError_t traced_cudaDeviceSetGraphMemAttribute(int device,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaDeviceSetGraphMemAttribute(device, attr, value);
     cubind_result = call_cudaDeviceSetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 250), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 250), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_signed(&cubind_call, "device", (long long)device);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_18((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
@@ -15720,7 +15720,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphClone(cudaGraph_t *pGraphClone, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphClone(pGraphClone, originalGraph);
     cubind_result = call_cudaGraphClone(pGraphClone, originalGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 251), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 251), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphClone", (uintptr_t)pGraphClone);
         cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15773,7 +15773,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeFindInClone(cudaGraphNode_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
     cubind_result = call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 252), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 252), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pNode", (uintptr_t)pNode);
         cubind__trace_pointer(&cubind_call, "originalNode", (uintptr_t)originalNode);
         cubind__trace_pointer(&cubind_call, "clonedGraph", (uintptr_t)clonedGraph);
@@ -15827,7 +15827,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetType(cudaGraphNode_t node,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeGetType(node, pType);
     cubind_result = call_cudaGraphNodeGetType(node, pType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 253), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 253), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pType", (uintptr_t)pType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -15880,7 +15880,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphGetNodes(cudaGraph_t graph, cudaG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphGetNodes(graph, nodes, numNodes);
     cubind_result = call_cudaGraphGetNodes(graph, nodes, numNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 254), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 254), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
         cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
@@ -15934,7 +15934,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphGetRootNodes(cudaGraph_t graph, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
     cubind_result = call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 255), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 255), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pRootNodes", (uintptr_t)pRootNodes);
         cubind__trace_pointer(&cubind_call, "pNumRootNodes", (uintptr_t)pNumRootNodes);
@@ -15988,7 +15988,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphGetEdges(cudaGraph_t graph, cudaG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
     cubind_result = call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 256), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 256), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -16044,7 +16044,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependencies(cudaGraphNode
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
     cubind_result = call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 257), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 257), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
         cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
@@ -16099,7 +16099,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependentNodes(cudaGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
     cubind_result = call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 258), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 258), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pDependentNodes", (uintptr_t)pDependentNodes);
         cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
@@ -16154,7 +16154,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddDependencies(cudaGraph_t graph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
     cubind_result = call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 259), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 259), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -16210,7 +16210,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphRemoveDependencies(cudaGraph_t gr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
     cubind_result = call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 260), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 260), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
         cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
@@ -16266,7 +16266,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphDestroyNode(cudaGraphNode_t node)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphDestroyNode(node);
     cubind_result = call_cudaGraphDestroyNode(node);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 261), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 261), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -16318,7 +16318,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphInstantiate(cudaGraphExec_t *pGra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphInstantiate(pGraphExec, graph, flags);
     cubind_result = call_cudaGraphInstantiate(pGraphExec, graph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 262), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 262), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -16372,7 +16372,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithFlags(cudaGraphExe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
     cubind_result = call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 263), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 263), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -16426,7 +16426,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithParams(cudaGraphEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
     cubind_result = call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 264), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 264), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
@@ -16480,7 +16480,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecGetFlags(cudaGraphExec_t grap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecGetFlags(graphExec, flags);
     cubind_result = call_cudaGraphExecGetFlags(graphExec, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 265), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 265), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
         cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -16533,7 +16533,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecKernelNodeSetParams(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
     cubind_result = call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 266), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 266), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
@@ -16587,7 +16587,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
     cubind_result = call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 267), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 267), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
@@ -16641,7 +16641,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
     cubind_result = call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 268), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 268), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
@@ -16699,7 +16699,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
     cubind_result = call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 269), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 269), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
@@ -16757,7 +16757,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
     cubind_result = call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 270), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 270), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
@@ -16814,7 +16814,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecMemsetNodeSetParams(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
     cubind_result = call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 271), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 271), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
@@ -16868,7 +16868,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecHostNodeSetParams(cudaGraphEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
     cubind_result = call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 272), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 272), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
@@ -16922,7 +16922,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecChildGraphNodeSetParams(cudaG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
     cubind_result = call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 273), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 273), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
@@ -16976,7 +16976,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecEventRecordNodeSetEvent(cudaG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
     cubind_result = call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 274), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 274), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
@@ -17030,7 +17030,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecEventWaitNodeSetEvent(cudaGra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
     cubind_result = call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 275), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 275), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
@@ -17084,7 +17084,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresSignalNodeS
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 276), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 276), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -17138,7 +17138,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresWaitNodeSet
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
     cubind_result = call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 277), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 277), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -17192,7 +17192,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     cubind_result = call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 278), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 278), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
@@ -17246,7 +17246,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
     cubind_result = call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 279), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 279), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
         cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
@@ -17300,7 +17300,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecUpdate(cudaGraphExec_t hGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
     cubind_result = call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 280), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 280), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
         cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
         cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
@@ -17354,7 +17354,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphUpload(cudaGraphExec_t graphExec,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphUpload(graphExec, stream);
     cubind_result = call_cudaGraphUpload(graphExec, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 281), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 281), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17407,7 +17407,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphLaunch(cudaGraphExec_t graphExec,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphLaunch(graphExec, stream);
     cubind_result = call_cudaGraphLaunch(graphExec, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 282), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 282), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17460,7 +17460,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecDestroy(cudaGraphExec_t graph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecDestroy(graphExec);
     cubind_result = call_cudaGraphExecDestroy(graphExec);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 283), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 283), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -17512,7 +17512,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphDestroy(cudaGraph_t graph)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphDestroy(graph);
     cubind_result = call_cudaGraphDestroy(graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 284), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 284), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -17564,7 +17564,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphDebugDotPrint(cudaGraph_t graph, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphDebugDotPrint(graph, path, flags);
     cubind_result = call_cudaGraphDebugDotPrint(graph, path, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 285), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 285), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -17618,7 +17618,7 @@ static CUBIND_COLD cudaError_t traced_cudaUserObjectCreate(cudaUserObject_t *obj
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
     cubind_result = call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 286), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 286), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
@@ -17674,7 +17674,7 @@ static CUBIND_COLD cudaError_t traced_cudaUserObjectRetain(cudaUserObject_t obje
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaUserObjectRetain(object, count);
     cubind_result = call_cudaUserObjectRetain(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 287), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 287), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17727,7 +17727,7 @@ static CUBIND_COLD cudaError_t traced_cudaUserObjectRelease(cudaUserObject_t obj
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaUserObjectRelease(object, count);
     cubind_result = call_cudaUserObjectRelease(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 288), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 288), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17780,7 +17780,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphRetainUserObject(cudaGraph_t grap
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphRetainUserObject(graph, object, count, flags);
     cubind_result = call_cudaGraphRetainUserObject(graph, object, count, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 289), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 289), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -17835,7 +17835,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphReleaseUserObject(cudaGraph_t gra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphReleaseUserObject(graph, object, count);
     cubind_result = call_cudaGraphReleaseUserObject(graph, object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 290), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 290), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -17889,7 +17889,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphAddNode(cudaGraphNode_t *pGraphNo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     cubind_result = call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 291), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 291), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
@@ -17946,7 +17946,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetParams(cudaGraphNode_t nod
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphNodeSetParams(node, nodeParams);
     cubind_result = call_cudaGraphNodeSetParams(node, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 292), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 292), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -17999,7 +17999,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphExecNodeSetParams(cudaGraphExec_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
     cubind_result = call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 293), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 293), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
         cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
         cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
@@ -18053,7 +18053,7 @@ static CUBIND_COLD cudaError_t traced_cudaGraphConditionalHandleCreate(cudaGraph
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
     cubind_result = call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 294), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 294), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
         cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
         cubind__trace_unsigned(&cubind_call, "defaultLaunchValue", (unsigned long long)defaultLaunchValue);
@@ -18108,7 +18108,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPoint(const char *symbol
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
     cubind_result = call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 295), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 295), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "funcPtr", (uintptr_t)funcPtr);
         cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
@@ -18163,7 +18163,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPointByVersion(const cha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
     cubind_result = call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 296), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 296), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
         cubind__trace_pointer(&cubind_call, "funcPtr", (uintptr_t)funcPtr);
         cubind__trace_unsigned(&cubind_call, "cudaVersion", (unsigned long long)cudaVersion);
@@ -18219,7 +18219,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryLoadData(cudaLibrary_t *library
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_result = call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 297), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 297), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
         cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
@@ -18278,7 +18278,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryLoadFromFile(cudaLibrary_t *lib
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_result = call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 298), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 298), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
         cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
@@ -18337,7 +18337,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryUnload(cudaLibrary_t library)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryUnload(library);
     cubind_result = call_cudaLibraryUnload(library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 299), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 299), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -18389,7 +18389,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernel(cudaKernel_t *pKernel
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryGetKernel(pKernel, library, name);
     cubind_result = call_cudaLibraryGetKernel(pKernel, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 300), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 300), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -18443,7 +18443,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetGlobal(void **dptr, size_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryGetGlobal(dptr, bytes, library, name);
     cubind_result = call_cudaLibraryGetGlobal(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 301), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 301), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
@@ -18498,7 +18498,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetManaged(void **dptr, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryGetManaged(dptr, bytes, library, name);
     cubind_result = call_cudaLibraryGetManaged(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 302), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 302), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
         cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
@@ -18553,7 +18553,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetUnifiedFunction(void **fptr,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
     cubind_result = call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 303), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 303), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
         cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
         cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
@@ -18607,7 +18607,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernelCount(unsigned int *co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryGetKernelCount(count, lib);
     cubind_result = call_cudaLibraryGetKernelCount(count, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 304), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 304), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18660,7 +18660,7 @@ static CUBIND_COLD cudaError_t traced_cudaLibraryEnumerateKernels(cudaKernel_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
     cubind_result = call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 305), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 305), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
         cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
         cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
@@ -18714,7 +18714,7 @@ static CUBIND_COLD cudaError_t traced_cudaKernelSetAttributeForDevice(cudaKernel
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
     cubind_result = call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 306), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 306), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
         cubind__trace_signed(&cubind_call, "value", (long long)value);
@@ -18769,7 +18769,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetExportTable(const void **ppExportTa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetExportTable(ppExportTable, pExportTableId);
     cubind_result = call_cudaGetExportTable(ppExportTable, pExportTableId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 307), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 307), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
         cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18822,7 +18822,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetFuncBySymbol(cudaFunction_t *functi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
     cubind_result = call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 308), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 308), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "functionPtr", (uintptr_t)functionPtr);
         cubind__trace_pointer(&cubind_call, "symbolPtr", (uintptr_t)symbolPtr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -18875,7 +18875,7 @@ static CUBIND_COLD cudaError_t traced_cudaGetKernel(cudaKernel_t *kernelPtr, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
         return call_cudaGetKernel(kernelPtr, entryFuncAddr);
     cubind_result = call_cudaGetKernel(kernelPtr, entryFuncAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 309), cubind_result != cudaSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 309), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
         cubind__trace_pointer(&cubind_call, "kernelPtr", (uintptr_t)kernelPtr);
         cubind__trace_pointer(&cubind_call, "entryFuncAddr", (uintptr_t)entryFuncAddr);
         cubind__trace_status(&cubind_call, (int)cubind_result);

@@ -23,6 +23,11 @@
 #ifndef CUBIND_INLINE_H
 #define CUBIND_INLINE_H
 
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include "cubind/platform.h"
 #include "cubind/libraries.h"
 
@@ -40,11 +45,21 @@ typedef void (*cubind_slot)(void);
  * @param index the function's index in that library's slots (the generated inline functions pass it)
  * @param status the status it returned
  * @return `status`, unchanged; when `library` or `index` names no function, nothing is recorded
- *         but a CUBIND_ERROR_INVALID_ARGUMENT error.
+ *         but a CUBIND_ERROR_INVALID_ARGUMENT error. A status the library documents as
+ *         informational (cudaErrorNotReady, ...: docs/errors.md) is not recorded either.
  */
 CUBIND_API int cubind_status_error(cubind_library library, unsigned index, int status);
 
 #if defined(CUBIND_INLINE)
+/* Whether calls of wrappers NVIDIA deprecates take the inline form too. Not with g++ while their
+ * deprecation is reported: g++ does not report a deprecated function called through a macro
+ * defined in a system header (cubind's headers are, cubind/platform.h), so such a call stays a
+ * call of the out-of-line wrapper, where it is reported. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && !defined(CUBIND_NO_DEPRECATION_WARNINGS)
+#define CUBIND_INLINE_DEPRECATED 0
+#else
+#define CUBIND_INLINE_DEPRECATED 1
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define CUBIND_SLOT_LOAD(slots, index) __atomic_load_n(&(slots)[index], __ATOMIC_ACQUIRE)
 #define CUBIND_INLINE_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -7,6 +7,15 @@
 #ifndef CUBIND_PLATFORM_H
 #define CUBIND_PLATFORM_H
 
+/* A system header, as every cubind header: no warning of it, nor of the NVIDIA headers it
+ * includes, reaches the program, whatever the program's flags and however the header was found
+ * (-I, -isystem); the program's own misuse (a call of a deprecated wrapper, a wrong argument)
+ * still warns where it is. Define CUBIND_HEADER_WARNINGS to have the compiler check cubind's
+ * headers as the program's own code (cubind's `make test-headers` does). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define CUBIND_API __attribute__((visibility("default")))
 #else

@@ -11,6 +11,11 @@
 #ifndef CUBIND_VERSION_H
 #define CUBIND_VERSION_H
 
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #define CUBIND_VERSION_MAJOR 0
 #define CUBIND_VERSION_MINOR 2
 #define CUBIND_VERSION_PATCH 0

@@ -1,9 +1,12 @@
-"""The configuration's promises that outlive one generation: library ids are pinned."""
+"""The configuration's promises that outlive one generation (library ids are pinned), and the checks
+of what it may say (informational statuses)."""
 
 import json
 from pathlib import Path
 
-from generator import config
+import pytest
+
+from generator import config, model
 
 IDS = Path(__file__).with_name("library_ids.json")
 
@@ -33,3 +36,37 @@ def test_version_queries_are_configured_consistently() -> None:
         assert bool(query.encoding) == (query.kind == "encoded")
         if query.encoding:
             assert list(query.encoding) == sorted(query.encoding, reverse=True)
+
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "fixture.toml"
+
+
+def _fixture_with_informational(tmp_path: Path, table: str) -> Path:
+    text = FIXTURE.read_text()
+    start = text.index("informational = {")
+    end = text.index("\n", start)
+    path = tmp_path / "informational.toml"
+    path.write_text(text[:start] + f"informational = {table}" + text[end:])
+    return path
+
+
+@pytest.mark.parametrize("status", ["FX_STATUS_SUCCESS", "FX_STATUS_NOT_INITIALIZED", "FX_STATUS_NOT_SUPPORTED"])
+def test_success_and_the_fixed_statuses_cannot_be_informational(tmp_path: Path, status: str) -> None:
+    """Success is no status to exempt, and the statuses cubind returns for a failed load are failures."""
+    with pytest.raises(config.ConfigError, match=f"{status} is success or a status cubind returns"):
+        config.load(_fixture_with_informational(tmp_path, f'{{ {status} = "why" }}'))
+
+
+def test_an_informational_status_needs_its_reason(tmp_path: Path) -> None:
+    with pytest.raises(config.ConfigError, match="needs its reason"):
+        config.load(_fixture_with_informational(tmp_path, '{ FX_STATUS_NOT_READY = " " }'))
+
+
+def test_an_informational_status_must_be_a_constant_of_the_status_enum() -> None:
+    """Checked against the IR, where the enum's constants are known (generator/model.py)."""
+    library = config.load(FIXTURE).library("fixture")
+    status = [{"name": "FX_STATUS_SUCCESS", "value": 0}, {"name": "FX_STATUS_NOT_READY", "value": 5}]
+    assert model._informational(library, status) == [
+        {"name": "FX_STATUS_NOT_READY", "value": 5, "reason": "the work queried has not completed yet"}]
+    with pytest.raises(ValueError, match="FX_STATUS_NOT_READY is not a constant of fxStatus_t"):
+        model._informational(library, status[:1])

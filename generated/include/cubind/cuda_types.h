@@ -8,6 +8,11 @@
 #ifndef CUBIND_CUDA_TYPES_H
 #define CUBIND_CUDA_TYPES_H
 
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

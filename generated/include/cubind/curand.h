@@ -8,7 +8,12 @@
 #ifndef CUBIND_CURAND_H
 #define CUBIND_CURAND_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/curand_types.h"
 

@@ -8,7 +8,12 @@
 #ifndef CUBIND_CUSOLVERMG_H
 #define CUBIND_CUSOLVERMG_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/cusolverMg_types.h"
 
@@ -374,7 +379,9 @@ static inline cusolverStatus_t cubind_cusolverMg_create_inline(cusolverMgHandle_
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 0, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_create(...) cubind_cusolverMg_create_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_destroy_inline(cusolverMgHandle_t handle)
@@ -388,7 +395,9 @@ static inline cusolverStatus_t cubind_cusolverMg_destroy_inline(cusolverMgHandle
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 1, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_destroy(...) cubind_cusolverMg_destroy_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_device_select_inline(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
@@ -402,7 +411,9 @@ static inline cusolverStatus_t cubind_cusolverMg_device_select_inline(cusolverMg
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 2, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_device_select(...) cubind_cusolverMg_device_select_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_create_device_grid_inline(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
@@ -416,7 +427,9 @@ static inline cusolverStatus_t cubind_cusolverMg_create_device_grid_inline(cudaL
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 3, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_create_device_grid(...) cubind_cusolverMg_create_device_grid_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_destroy_grid_inline(cudaLibMgGrid_t grid)
@@ -430,7 +443,9 @@ static inline cusolverStatus_t cubind_cusolverMg_destroy_grid_inline(cudaLibMgGr
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 4, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_destroy_grid(...) cubind_cusolverMg_destroy_grid_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_create_matrix_desc_inline(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
@@ -444,7 +459,9 @@ static inline cusolverStatus_t cubind_cusolverMg_create_matrix_desc_inline(cudaL
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 5, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_create_matrix_desc(...) cubind_cusolverMg_create_matrix_desc_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc_inline(cudaLibMgMatrixDesc_t desc)
@@ -458,7 +475,9 @@ static inline cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc_inline(cuda
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 6, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_destroy_matrix_desc(...) cubind_cusolverMg_destroy_matrix_desc_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_syevd_buffer_size_inline(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
@@ -472,7 +491,9 @@ static inline cusolverStatus_t cubind_cusolverMg_syevd_buffer_size_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 7, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_syevd_buffer_size(...) cubind_cusolverMg_syevd_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_syevd_inline(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
@@ -486,7 +507,9 @@ static inline cusolverStatus_t cubind_cusolverMg_syevd_inline(cusolverMgHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 8, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_syevd(...) cubind_cusolverMg_syevd_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_getrf_buffer_size_inline(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
@@ -500,7 +523,9 @@ static inline cusolverStatus_t cubind_cusolverMg_getrf_buffer_size_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 9, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_getrf_buffer_size(...) cubind_cusolverMg_getrf_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_getrf_inline(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
@@ -514,7 +539,9 @@ static inline cusolverStatus_t cubind_cusolverMg_getrf_inline(cusolverMgHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 10, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_getrf(...) cubind_cusolverMg_getrf_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_getrs_buffer_size_inline(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
@@ -528,7 +555,9 @@ static inline cusolverStatus_t cubind_cusolverMg_getrs_buffer_size_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 11, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_getrs_buffer_size(...) cubind_cusolverMg_getrs_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_getrs_inline(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
@@ -542,7 +571,9 @@ static inline cusolverStatus_t cubind_cusolverMg_getrs_inline(cusolverMgHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 12, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_getrs(...) cubind_cusolverMg_getrs_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_potrf_buffer_size_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
@@ -556,7 +587,9 @@ static inline cusolverStatus_t cubind_cusolverMg_potrf_buffer_size_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 13, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_potrf_buffer_size(...) cubind_cusolverMg_potrf_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_potrf_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
@@ -570,7 +603,9 @@ static inline cusolverStatus_t cubind_cusolverMg_potrf_inline(cusolverMgHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 14, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_potrf(...) cubind_cusolverMg_potrf_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_potrs_buffer_size_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
@@ -584,7 +619,9 @@ static inline cusolverStatus_t cubind_cusolverMg_potrs_buffer_size_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 15, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_potrs_buffer_size(...) cubind_cusolverMg_potrs_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_potrs_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
@@ -598,7 +635,9 @@ static inline cusolverStatus_t cubind_cusolverMg_potrs_inline(cusolverMgHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 16, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_potrs(...) cubind_cusolverMg_potrs_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_potri_buffer_size_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
@@ -612,7 +651,9 @@ static inline cusolverStatus_t cubind_cusolverMg_potri_buffer_size_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 17, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_potri_buffer_size(...) cubind_cusolverMg_potri_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverMg_potri_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
@@ -626,7 +667,9 @@ static inline cusolverStatus_t cubind_cusolverMg_potri_inline(cusolverMgHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 18, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverMg_potri(...) cubind_cusolverMg_potri_inline(__VA_ARGS__)
+#endif
 #endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -8,7 +8,12 @@
 #ifndef CUBIND_CUSOLVERRF_H
 #define CUBIND_CUSOLVERRF_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/cusolverRf_types.h"
 
@@ -392,7 +397,9 @@ static inline cusolverStatus_t cubind_cusolverRf_create_inline(cusolverRfHandle_
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 551, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_create(...) cubind_cusolverRf_create_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_destroy_inline(cusolverRfHandle_t handle)
@@ -406,7 +413,9 @@ static inline cusolverStatus_t cubind_cusolverRf_destroy_inline(cusolverRfHandle
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 552, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_destroy(...) cubind_cusolverRf_destroy_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_get_matrix_format_inline(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)
@@ -420,7 +429,9 @@ static inline cusolverStatus_t cubind_cusolverRf_get_matrix_format_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 553, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_get_matrix_format(...) cubind_cusolverRf_get_matrix_format_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_set_matrix_format_inline(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)
@@ -434,7 +445,9 @@ static inline cusolverStatus_t cubind_cusolverRf_set_matrix_format_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 554, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_set_matrix_format(...) cubind_cusolverRf_set_matrix_format_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_set_numeric_properties_inline(cusolverRfHandle_t handle, double zero, double boost)
@@ -448,7 +461,9 @@ static inline cusolverStatus_t cubind_cusolverRf_set_numeric_properties_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 555, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_set_numeric_properties(...) cubind_cusolverRf_set_numeric_properties_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_get_numeric_properties_inline(cusolverRfHandle_t handle, double *zero, double *boost)
@@ -462,7 +477,9 @@ static inline cusolverStatus_t cubind_cusolverRf_get_numeric_properties_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 556, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_get_numeric_properties(...) cubind_cusolverRf_get_numeric_properties_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_get_numeric_boost_report_inline(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)
@@ -476,7 +493,9 @@ static inline cusolverStatus_t cubind_cusolverRf_get_numeric_boost_report_inline
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 557, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_get_numeric_boost_report(...) cubind_cusolverRf_get_numeric_boost_report_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_set_algs_inline(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)
@@ -490,7 +509,9 @@ static inline cusolverStatus_t cubind_cusolverRf_set_algs_inline(cusolverRfHandl
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 558, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_set_algs(...) cubind_cusolverRf_set_algs_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_get_algs_inline(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)
@@ -504,7 +525,9 @@ static inline cusolverStatus_t cubind_cusolverRf_get_algs_inline(cusolverRfHandl
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 559, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_get_algs(...) cubind_cusolverRf_get_algs_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_get_reset_values_fast_mode_inline(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)
@@ -518,7 +541,9 @@ static inline cusolverStatus_t cubind_cusolverRf_get_reset_values_fast_mode_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 560, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_get_reset_values_fast_mode(...) cubind_cusolverRf_get_reset_values_fast_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_set_reset_values_fast_mode_inline(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)
@@ -532,7 +557,9 @@ static inline cusolverStatus_t cubind_cusolverRf_set_reset_values_fast_mode_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 561, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_set_reset_values_fast_mode(...) cubind_cusolverRf_set_reset_values_fast_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_setup_host_inline(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
@@ -546,7 +573,9 @@ static inline cusolverStatus_t cubind_cusolverRf_setup_host_inline(int n, int nn
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 562, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_setup_host(...) cubind_cusolverRf_setup_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_setup_device_inline(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)
@@ -560,7 +589,9 @@ static inline cusolverStatus_t cubind_cusolverRf_setup_device_inline(int n, int 
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 563, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_setup_device(...) cubind_cusolverRf_setup_device_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_reset_values_inline(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)
@@ -574,7 +605,9 @@ static inline cusolverStatus_t cubind_cusolverRf_reset_values_inline(int n, int 
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 564, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_reset_values(...) cubind_cusolverRf_reset_values_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_analyze_inline(cusolverRfHandle_t handle)
@@ -588,7 +621,9 @@ static inline cusolverStatus_t cubind_cusolverRf_analyze_inline(cusolverRfHandle
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 565, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_analyze(...) cubind_cusolverRf_analyze_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_refactor_inline(cusolverRfHandle_t handle)
@@ -602,7 +637,9 @@ static inline cusolverStatus_t cubind_cusolverRf_refactor_inline(cusolverRfHandl
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 566, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_refactor(...) cubind_cusolverRf_refactor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_access_bundled_factors_device_inline(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)
@@ -616,7 +653,9 @@ static inline cusolverStatus_t cubind_cusolverRf_access_bundled_factors_device_i
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 567, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_access_bundled_factors_device(...) cubind_cusolverRf_access_bundled_factors_device_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_extract_bundled_factors_host_inline(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)
@@ -630,7 +669,9 @@ static inline cusolverStatus_t cubind_cusolverRf_extract_bundled_factors_host_in
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 568, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_extract_bundled_factors_host(...) cubind_cusolverRf_extract_bundled_factors_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_extract_split_factors_host_inline(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)
@@ -644,7 +685,9 @@ static inline cusolverStatus_t cubind_cusolverRf_extract_split_factors_host_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 569, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_extract_split_factors_host(...) cubind_cusolverRf_extract_split_factors_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_solve_inline(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)
@@ -658,7 +701,9 @@ static inline cusolverStatus_t cubind_cusolverRf_solve_inline(cusolverRfHandle_t
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 570, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_solve(...) cubind_cusolverRf_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_batch_setup_host_inline(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
@@ -672,7 +717,9 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_setup_host_inline(int bat
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 571, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_batch_setup_host(...) cubind_cusolverRf_batch_setup_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_batch_reset_values_inline(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle)
@@ -686,7 +733,9 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_reset_values_inline(int b
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 572, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_batch_reset_values(...) cubind_cusolverRf_batch_reset_values_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_batch_analyze_inline(cusolverRfHandle_t handle)
@@ -700,7 +749,9 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_analyze_inline(cusolverRf
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 573, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_batch_analyze(...) cubind_cusolverRf_batch_analyze_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_batch_refactor_inline(cusolverRfHandle_t handle)
@@ -714,7 +765,9 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_refactor_inline(cusolverR
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 574, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_batch_refactor(...) cubind_cusolverRf_batch_refactor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_batch_solve_inline(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf)
@@ -728,7 +781,9 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_solve_inline(cusolverRfHa
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 575, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_batch_solve(...) cubind_cusolverRf_batch_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverRf_batch_zero_pivot_inline(cusolverRfHandle_t handle, int *position)
@@ -742,7 +797,9 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_zero_pivot_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 576, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverRf_batch_zero_pivot(...) cubind_cusolverRf_batch_zero_pivot_inline(__VA_ARGS__)
+#endif
 #endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)

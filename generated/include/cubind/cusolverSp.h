@@ -8,7 +8,12 @@
 #ifndef CUBIND_CUSOLVERSP_H
 #define CUBIND_CUSOLVERSP_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/cusolverSp_types.h"
 
@@ -2812,7 +2817,9 @@ static inline cusolverStatus_t cubind_cusolverSp_create_inline(cusolverSpHandle_
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 379, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_create(...) cubind_cusolverSp_create_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_destroy_inline(cusolverSpHandle_t handle)
@@ -2826,7 +2833,9 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_inline(cusolverSpHandle
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 380, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_destroy(...) cubind_cusolverSp_destroy_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_set_stream_inline(cusolverSpHandle_t handle, cudaStream_t streamId)
@@ -2840,7 +2849,9 @@ static inline cusolverStatus_t cubind_cusolverSp_set_stream_inline(cusolverSpHan
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 381, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_set_stream(...) cubind_cusolverSp_set_stream_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_get_stream_inline(cusolverSpHandle_t handle, cudaStream_t *streamId)
@@ -2854,7 +2865,9 @@ static inline cusolverStatus_t cubind_cusolverSp_get_stream_inline(cusolverSpHan
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 382, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_get_stream(...) cubind_cusolverSp_get_stream_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrissym_host_inline(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)
@@ -2868,7 +2881,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrissym_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 383, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrissym_host(...) cubind_cusolverSp_xcsrissym_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
@@ -2882,7 +2897,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvlu_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 384, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlsvlu_host(...) cubind_cusolverSp_scsrlsvlu_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
@@ -2896,7 +2913,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvlu_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 385, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlsvlu_host(...) cubind_cusolverSp_dcsrlsvlu_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
@@ -2910,7 +2929,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvlu_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 386, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlsvlu_host(...) cubind_cusolverSp_ccsrlsvlu_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
@@ -2924,7 +2945,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvlu_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 387, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlsvlu_host(...) cubind_cusolverSp_zcsrlsvlu_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
@@ -2938,7 +2961,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_inline(cusolverSpHand
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 388, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlsvqr(...) cubind_cusolverSp_scsrlsvqr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
@@ -2952,7 +2977,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_inline(cusolverSpHand
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 389, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlsvqr(...) cubind_cusolverSp_dcsrlsvqr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
@@ -2966,7 +2993,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_inline(cusolverSpHand
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 390, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlsvqr(...) cubind_cusolverSp_ccsrlsvqr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
@@ -2980,7 +3009,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_inline(cusolverSpHand
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 391, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlsvqr(...) cubind_cusolverSp_zcsrlsvqr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
@@ -2994,7 +3025,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 392, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlsvqr_host(...) cubind_cusolverSp_scsrlsvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
@@ -3008,7 +3041,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 393, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlsvqr_host(...) cubind_cusolverSp_dcsrlsvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
@@ -3022,7 +3057,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 394, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlsvqr_host(...) cubind_cusolverSp_ccsrlsvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
@@ -3036,7 +3073,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_host_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 395, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlsvqr_host(...) cubind_cusolverSp_zcsrlsvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
@@ -3050,7 +3089,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_host_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 396, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlsvchol_host(...) cubind_cusolverSp_scsrlsvchol_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
@@ -3064,7 +3105,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_host_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 397, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlsvchol_host(...) cubind_cusolverSp_dcsrlsvchol_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
@@ -3078,7 +3121,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_host_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 398, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlsvchol_host(...) cubind_cusolverSp_ccsrlsvchol_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
@@ -3092,7 +3137,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_host_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 399, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlsvchol_host(...) cubind_cusolverSp_zcsrlsvchol_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
@@ -3106,7 +3153,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_inline(cusolverSpHa
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 400, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlsvchol(...) cubind_cusolverSp_scsrlsvchol_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
@@ -3120,7 +3169,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_inline(cusolverSpHa
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 401, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlsvchol(...) cubind_cusolverSp_dcsrlsvchol_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
@@ -3134,7 +3185,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_inline(cusolverSpHa
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 402, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlsvchol(...) cubind_cusolverSp_ccsrlsvchol_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
@@ -3148,7 +3201,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_inline(cusolverSpHa
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 403, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlsvchol(...) cubind_cusolverSp_zcsrlsvchol_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)
@@ -3162,7 +3217,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsqvqr_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 404, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlsqvqr_host(...) cubind_cusolverSp_scsrlsqvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)
@@ -3176,7 +3233,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsqvqr_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 405, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlsqvqr_host(...) cubind_cusolverSp_dcsrlsqvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)
@@ -3190,7 +3249,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsqvqr_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 406, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlsqvqr_host(...) cubind_cusolverSp_ccsrlsqvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)
@@ -3204,7 +3265,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsqvqr_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 407, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlsqvqr_host(...) cubind_cusolverSp_zcsrlsqvqr_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)
@@ -3218,7 +3281,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 408, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsreigvsi_host(...) cubind_cusolverSp_scsreigvsi_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)
@@ -3232,7 +3297,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 409, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsreigvsi_host(...) cubind_cusolverSp_dcsreigvsi_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)
@@ -3246,7 +3313,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 410, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsreigvsi_host(...) cubind_cusolverSp_ccsreigvsi_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)
@@ -3260,7 +3329,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 411, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsreigvsi_host(...) cubind_cusolverSp_zcsreigvsi_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)
@@ -3274,7 +3345,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_inline(cusolverSpHan
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 412, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsreigvsi(...) cubind_cusolverSp_scsreigvsi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)
@@ -3288,7 +3361,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_inline(cusolverSpHan
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 413, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsreigvsi(...) cubind_cusolverSp_dcsreigvsi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)
@@ -3302,7 +3377,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_inline(cusolverSpHan
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 414, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsreigvsi(...) cubind_cusolverSp_ccsreigvsi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)
@@ -3316,7 +3393,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_inline(cusolverSpHan
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 415, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsreigvsi(...) cubind_cusolverSp_zcsreigvsi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
@@ -3330,7 +3409,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsreigs_host_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 416, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsreigs_host(...) cubind_cusolverSp_scsreigs_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
@@ -3344,7 +3425,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsreigs_host_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 417, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsreigs_host(...) cubind_cusolverSp_dcsreigs_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
@@ -3358,7 +3441,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsreigs_host_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 418, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsreigs_host(...) cubind_cusolverSp_ccsreigs_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
@@ -3372,7 +3457,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsreigs_host_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 419, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsreigs_host(...) cubind_cusolverSp_zcsreigs_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrsymrcm_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
@@ -3386,7 +3473,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrsymrcm_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 420, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrsymrcm_host(...) cubind_cusolverSp_xcsrsymrcm_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrsymmdq_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
@@ -3400,7 +3489,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrsymmdq_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 421, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrsymmdq_host(...) cubind_cusolverSp_xcsrsymmdq_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrsymamd_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
@@ -3414,7 +3505,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrsymamd_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 422, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrsymamd_host(...) cubind_cusolverSp_xcsrsymamd_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrmetisnd_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)
@@ -3428,7 +3521,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrmetisnd_host_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 423, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrmetisnd_host(...) cubind_cusolverSp_xcsrmetisnd_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_scsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
@@ -3442,7 +3537,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrzfd_host_inline(cusolverSpH
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 424, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrzfd_host(...) cubind_cusolverSp_scsrzfd_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
@@ -3456,7 +3553,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrzfd_host_inline(cusolverSpH
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 425, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrzfd_host(...) cubind_cusolverSp_dcsrzfd_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
@@ -3470,7 +3569,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrzfd_host_inline(cusolverSpH
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 426, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrzfd_host(...) cubind_cusolverSp_ccsrzfd_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
@@ -3484,7 +3585,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrzfd_host_inline(cusolverSpH
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 427, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrzfd_host(...) cubind_cusolverSp_zcsrzfd_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_buffer_size_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)
@@ -3498,7 +3601,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_buffer_size_host_inlin
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 428, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrperm_buffer_size_host(...) cubind_cusolverSp_xcsrperm_buffer_size_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)
@@ -3512,7 +3617,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_host_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 429, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrperm_host(...) cubind_cusolverSp_xcsrperm_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_inline(csrqrInfo_t *info)
@@ -3526,7 +3633,9 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_inline(csrqrI
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 430, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_create_csrqr_info(...) cubind_cusolverSp_create_csrqr_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_inline(csrqrInfo_t info)
@@ -3540,7 +3649,9 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_inline(csrqr
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 431, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_destroy_csrqr_info(...) cubind_cusolverSp_destroy_csrqr_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
@@ -3554,7 +3665,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_batched_inline(
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 432, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrqr_analysis_batched(...) cubind_cusolverSp_xcsrqr_analysis_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3568,7 +3681,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_batched_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 433, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrqr_buffer_info_batched(...) cubind_cusolverSp_scsrqr_buffer_info_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3582,7 +3697,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_batched_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 434, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrqr_buffer_info_batched(...) cubind_cusolverSp_dcsrqr_buffer_info_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3596,7 +3713,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_batched_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 435, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrqr_buffer_info_batched(...) cubind_cusolverSp_ccsrqr_buffer_info_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3610,7 +3729,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_batched_inli
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 436, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrqr_buffer_info_batched(...) cubind_cusolverSp_zcsrqr_buffer_info_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_scsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)
@@ -3624,7 +3745,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqrsv_batched_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 437, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrqrsv_batched(...) cubind_cusolverSp_scsrqrsv_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)
@@ -3638,7 +3761,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqrsv_batched_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 438, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrqrsv_batched(...) cubind_cusolverSp_dcsrqrsv_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
@@ -3652,7 +3777,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqrsv_batched_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 439, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrqrsv_batched(...) cubind_cusolverSp_ccsrqrsv_batched_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
@@ -3666,7 +3793,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqrsv_batched_inline(cusolve
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 440, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrqrsv_batched(...) cubind_cusolverSp_zcsrqrsv_batched_inline(__VA_ARGS__)
+#endif
 
 static inline cusolverStatus_t cubind_cusolverSp_create_csrlu_info_host_inline(csrluInfoHost_t *info)
 {
@@ -3706,7 +3835,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_analysis_host_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 443, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrlu_analysis_host(...) cubind_cusolverSp_xcsrlu_analysis_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3720,7 +3851,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_buffer_info_host_inline(
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 444, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlu_buffer_info_host(...) cubind_cusolverSp_scsrlu_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3734,7 +3867,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_buffer_info_host_inline(
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 445, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlu_buffer_info_host(...) cubind_cusolverSp_dcsrlu_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3748,7 +3883,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_buffer_info_host_inline(
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 446, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlu_buffer_info_host(...) cubind_cusolverSp_ccsrlu_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -3762,7 +3899,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_buffer_info_host_inline(
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 447, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlu_buffer_info_host(...) cubind_cusolverSp_zcsrlu_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
@@ -3776,7 +3915,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_factor_host_inline(cusol
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 448, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlu_factor_host(...) cubind_cusolverSp_scsrlu_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
@@ -3790,7 +3931,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_factor_host_inline(cusol
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 449, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlu_factor_host(...) cubind_cusolverSp_dcsrlu_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
@@ -3804,7 +3947,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_factor_host_inline(cusol
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 450, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlu_factor_host(...) cubind_cusolverSp_ccsrlu_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
@@ -3818,7 +3963,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_factor_host_inline(cusol
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 451, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlu_factor_host(...) cubind_cusolverSp_zcsrlu_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
@@ -3832,7 +3979,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_zero_pivot_host_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 452, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlu_zero_pivot_host(...) cubind_cusolverSp_scsrlu_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
@@ -3846,7 +3995,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_zero_pivot_host_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 453, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlu_zero_pivot_host(...) cubind_cusolverSp_dcsrlu_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
@@ -3860,7 +4011,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_zero_pivot_host_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 454, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlu_zero_pivot_host(...) cubind_cusolverSp_ccsrlu_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
@@ -3874,7 +4027,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_zero_pivot_host_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 455, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlu_zero_pivot_host(...) cubind_cusolverSp_zcsrlu_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer)
@@ -3888,7 +4043,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_solve_host_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 456, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlu_solve_host(...) cubind_cusolverSp_scsrlu_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer)
@@ -3902,7 +4059,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_solve_host_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 457, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlu_solve_host(...) cubind_cusolverSp_dcsrlu_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer)
@@ -3916,7 +4075,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_solve_host_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 458, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlu_solve_host(...) cubind_cusolverSp_ccsrlu_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer)
@@ -3930,7 +4091,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_solve_host_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 459, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlu_solve_host(...) cubind_cusolverSp_zcsrlu_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_nnz_host_inline(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info)
@@ -3944,7 +4107,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_nnz_host_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 460, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrlu_nnz_host(...) cubind_cusolverSp_xcsrlu_nnz_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
@@ -3958,7 +4123,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_extract_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 461, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrlu_extract_host(...) cubind_cusolverSp_scsrlu_extract_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
@@ -3972,7 +4139,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_extract_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 462, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrlu_extract_host(...) cubind_cusolverSp_dcsrlu_extract_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
@@ -3986,7 +4155,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_extract_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 463, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrlu_extract_host(...) cubind_cusolverSp_ccsrlu_extract_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
@@ -4000,7 +4171,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_extract_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 464, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrlu_extract_host(...) cubind_cusolverSp_zcsrlu_extract_host_inline(__VA_ARGS__)
+#endif
 
 static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_host_inline(csrqrInfoHost_t *info)
 {
@@ -4612,7 +4785,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_host_inline(c
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 511, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrchol_analysis_host(...) cubind_cusolverSp_xcsrchol_analysis_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4626,7 +4801,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_host_inlin
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 512, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_buffer_info_host(...) cubind_cusolverSp_scsrchol_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4640,7 +4817,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_host_inlin
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 513, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_buffer_info_host(...) cubind_cusolverSp_dcsrchol_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4654,7 +4833,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_host_inlin
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 514, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_buffer_info_host(...) cubind_cusolverSp_ccsrchol_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4668,7 +4849,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_host_inlin
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 515, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_buffer_info_host(...) cubind_cusolverSp_zcsrchol_buffer_info_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
@@ -4682,7 +4865,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_host_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 516, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_factor_host(...) cubind_cusolverSp_scsrchol_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
@@ -4696,7 +4881,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_host_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 517, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_factor_host(...) cubind_cusolverSp_dcsrchol_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
@@ -4710,7 +4897,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_host_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 518, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_factor_host(...) cubind_cusolverSp_ccsrchol_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
@@ -4724,7 +4913,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_host_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 519, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_factor_host(...) cubind_cusolverSp_zcsrchol_factor_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
@@ -4738,7 +4929,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_host_inline
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 520, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_zero_pivot_host(...) cubind_cusolverSp_scsrchol_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
@@ -4752,7 +4945,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_host_inline
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 521, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_zero_pivot_host(...) cubind_cusolverSp_dcsrchol_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
@@ -4766,7 +4961,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_host_inline
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 522, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_zero_pivot_host(...) cubind_cusolverSp_ccsrchol_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
@@ -4780,7 +4977,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_host_inline
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 523, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_zero_pivot_host(...) cubind_cusolverSp_zcsrchol_zero_pivot_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer)
@@ -4794,7 +4993,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 524, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_solve_host(...) cubind_cusolverSp_scsrchol_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer)
@@ -4808,7 +5009,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 525, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_solve_host(...) cubind_cusolverSp_dcsrchol_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer)
@@ -4822,7 +5025,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 526, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_solve_host(...) cubind_cusolverSp_ccsrchol_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer)
@@ -4836,7 +5041,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_host_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 527, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_solve_host(...) cubind_cusolverSp_zcsrchol_solve_host_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_create_csrchol_info_inline(csrcholInfo_t *info)
@@ -4850,7 +5057,9 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrchol_info_inline(csrc
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 528, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_create_csrchol_info(...) cubind_cusolverSp_create_csrchol_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_inline(csrcholInfo_t info)
@@ -4864,7 +5073,9 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_inline(csr
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 529, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_destroy_csrchol_info(...) cubind_cusolverSp_destroy_csrchol_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info)
@@ -4878,7 +5089,9 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_inline(cusolv
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 530, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_xcsrchol_analysis(...) cubind_cusolverSp_xcsrchol_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4892,7 +5105,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 531, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_buffer_info(...) cubind_cusolverSp_scsrchol_buffer_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4906,7 +5121,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 532, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_buffer_info(...) cubind_cusolverSp_dcsrchol_buffer_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4920,7 +5137,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 533, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_buffer_info(...) cubind_cusolverSp_ccsrchol_buffer_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
@@ -4934,7 +5153,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_inline(cus
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 534, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_buffer_info(...) cubind_cusolverSp_zcsrchol_buffer_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
@@ -4948,7 +5169,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 535, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_factor(...) cubind_cusolverSp_scsrchol_factor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
@@ -4962,7 +5185,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 536, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_factor(...) cubind_cusolverSp_dcsrchol_factor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
@@ -4976,7 +5201,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 537, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_factor(...) cubind_cusolverSp_ccsrchol_factor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
@@ -4990,7 +5217,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_inline(cusolver
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 538, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_factor(...) cubind_cusolverSp_zcsrchol_factor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
@@ -5004,7 +5233,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 539, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_zero_pivot(...) cubind_cusolverSp_scsrchol_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
@@ -5018,7 +5249,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 540, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_zero_pivot(...) cubind_cusolverSp_dcsrchol_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
@@ -5032,7 +5265,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 541, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_zero_pivot(...) cubind_cusolverSp_ccsrchol_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
@@ -5046,7 +5281,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_inline(cuso
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 542, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_zero_pivot(...) cubind_cusolverSp_zcsrchol_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_inline(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer)
@@ -5060,7 +5297,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 543, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_solve(...) cubind_cusolverSp_scsrchol_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_inline(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer)
@@ -5074,7 +5313,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 544, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_solve(...) cubind_cusolverSp_dcsrchol_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_inline(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer)
@@ -5088,7 +5329,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 545, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_solve(...) cubind_cusolverSp_ccsrchol_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_inline(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer)
@@ -5102,7 +5345,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_inline(cusolverS
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 546, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_solve(...) cubind_cusolverSp_zcsrchol_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_scsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
@@ -5116,7 +5361,9 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_diag_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 547, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_scsrchol_diag(...) cubind_cusolverSp_scsrchol_diag_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
@@ -5130,7 +5377,9 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_diag_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 548, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_dcsrchol_diag(...) cubind_cusolverSp_dcsrchol_diag_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
@@ -5144,7 +5393,9 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_diag_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 549, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_ccsrchol_diag(...) cubind_cusolverSp_ccsrchol_diag_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cuDSS instead")
 static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
@@ -5158,7 +5409,9 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_diag_inline(cusolverSp
         return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 550, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusolverSp_zcsrchol_diag(...) cubind_cusolverSp_zcsrchol_diag_inline(__VA_ARGS__)
+#endif
 #endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)

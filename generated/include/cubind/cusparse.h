@@ -8,7 +8,12 @@
 #ifndef CUBIND_CUSPARSE_H
 #define CUBIND_CUSPARSE_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/cusparse_types.h"
 
@@ -8161,7 +8166,9 @@ static inline cusparseStatus_t cubind_cusparse_create_csric02_info_inline(csric0
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 26, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_csric02_info(...) cubind_cusparse_create_csric02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_csric02_info_inline(csric02Info_t info)
@@ -8175,7 +8182,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_csric02_info_inline(csric
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 27, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_csric02_info(...) cubind_cusparse_destroy_csric02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_bsric02_info_inline(bsric02Info_t *info)
@@ -8189,7 +8198,9 @@ static inline cusparseStatus_t cubind_cusparse_create_bsric02_info_inline(bsric0
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 28, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_bsric02_info(...) cubind_cusparse_create_bsric02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_bsric02_info_inline(bsric02Info_t info)
@@ -8203,7 +8214,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsric02_info_inline(bsric
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 29, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_bsric02_info(...) cubind_cusparse_destroy_bsric02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_csrilu02_info_inline(csrilu02Info_t *info)
@@ -8217,7 +8230,9 @@ static inline cusparseStatus_t cubind_cusparse_create_csrilu02_info_inline(csril
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 30, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_csrilu02_info(...) cubind_cusparse_create_csrilu02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_csrilu02_info_inline(csrilu02Info_t info)
@@ -8231,7 +8246,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_csrilu02_info_inline(csri
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 31, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_csrilu02_info(...) cubind_cusparse_destroy_csrilu02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_bsrilu02_info_inline(bsrilu02Info_t *info)
@@ -8245,7 +8262,9 @@ static inline cusparseStatus_t cubind_cusparse_create_bsrilu02_info_inline(bsril
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 32, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_bsrilu02_info(...) cubind_cusparse_create_bsrilu02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_bsrilu02_info_inline(bsrilu02Info_t info)
@@ -8259,7 +8278,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsrilu02_info_inline(bsri
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 33, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_bsrilu02_info(...) cubind_cusparse_destroy_bsrilu02_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_bsrsv2_info_inline(bsrsv2Info_t *info)
@@ -8273,7 +8294,9 @@ static inline cusparseStatus_t cubind_cusparse_create_bsrsv2_info_inline(bsrsv2I
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 34, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_bsrsv2_info(...) cubind_cusparse_create_bsrsv2_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_bsrsv2_info_inline(bsrsv2Info_t info)
@@ -8287,7 +8310,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsrsv2_info_inline(bsrsv2
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 35, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_bsrsv2_info(...) cubind_cusparse_destroy_bsrsv2_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_bsrsm2_info_inline(bsrsm2Info_t *info)
@@ -8301,7 +8326,9 @@ static inline cusparseStatus_t cubind_cusparse_create_bsrsm2_info_inline(bsrsm2I
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 36, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_bsrsm2_info(...) cubind_cusparse_create_bsrsm2_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_bsrsm2_info_inline(bsrsm2Info_t info)
@@ -8315,7 +8342,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsrsm2_info_inline(bsrsm2
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 37, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_bsrsm2_info(...) cubind_cusparse_destroy_bsrsm2_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_csru2csr_info_inline(csru2csrInfo_t *info)
@@ -8329,7 +8358,9 @@ static inline cusparseStatus_t cubind_cusparse_create_csru2csr_info_inline(csru2
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 38, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_csru2csr_info(...) cubind_cusparse_create_csru2csr_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_csru2csr_info_inline(csru2csrInfo_t info)
@@ -8343,7 +8374,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_csru2csr_info_inline(csru
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 39, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_csru2csr_info(...) cubind_cusparse_destroy_csru2csr_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_color_info_inline(cusparseColorInfo_t *info)
@@ -8357,7 +8390,9 @@ static inline cusparseStatus_t cubind_cusparse_create_color_info_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 40, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_color_info(...) cubind_cusparse_create_color_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_color_info_inline(cusparseColorInfo_t info)
@@ -8371,7 +8406,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_color_info_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 41, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_color_info(...) cubind_cusparse_destroy_color_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_prune_info_inline(pruneInfo_t *info)
@@ -8385,7 +8422,9 @@ static inline cusparseStatus_t cubind_cusparse_create_prune_info_inline(pruneInf
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 42, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_prune_info(...) cubind_cusparse_create_prune_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_destroy_prune_info_inline(pruneInfo_t info)
@@ -8399,7 +8438,9 @@ static inline cusparseStatus_t cubind_cusparse_destroy_prune_info_inline(pruneIn
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 43, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_destroy_prune_info(...) cubind_cusparse_destroy_prune_info_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sgemvi_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)
@@ -8413,7 +8454,9 @@ static inline cusparseStatus_t cubind_cusparse_sgemvi_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 44, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sgemvi(...) cubind_cusparse_sgemvi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sgemvi_buffer_size_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
@@ -8427,7 +8470,9 @@ static inline cusparseStatus_t cubind_cusparse_sgemvi_buffer_size_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 45, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sgemvi_buffer_size(...) cubind_cusparse_sgemvi_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dgemvi_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)
@@ -8441,7 +8486,9 @@ static inline cusparseStatus_t cubind_cusparse_dgemvi_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 46, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dgemvi(...) cubind_cusparse_dgemvi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dgemvi_buffer_size_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
@@ -8455,7 +8502,9 @@ static inline cusparseStatus_t cubind_cusparse_dgemvi_buffer_size_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 47, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dgemvi_buffer_size(...) cubind_cusparse_dgemvi_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cgemvi_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)
@@ -8469,7 +8518,9 @@ static inline cusparseStatus_t cubind_cusparse_cgemvi_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 48, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cgemvi(...) cubind_cusparse_cgemvi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cgemvi_buffer_size_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
@@ -8483,7 +8534,9 @@ static inline cusparseStatus_t cubind_cusparse_cgemvi_buffer_size_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 49, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cgemvi_buffer_size(...) cubind_cusparse_cgemvi_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zgemvi_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)
@@ -8497,7 +8550,9 @@ static inline cusparseStatus_t cubind_cusparse_zgemvi_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 50, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zgemvi(...) cubind_cusparse_zgemvi_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zgemvi_buffer_size_inline(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
@@ -8511,7 +8566,9 @@ static inline cusparseStatus_t cubind_cusparse_zgemvi_buffer_size_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 51, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zgemvi_buffer_size(...) cubind_cusparse_zgemvi_buffer_size_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_sbsrmv_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)
 {
@@ -8577,7 +8634,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrxmv_inline(cusparseHandle_t h
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 56, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrxmv(...) cubind_cusparse_sbsrxmv_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrxmv_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)
@@ -8591,7 +8650,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrxmv_inline(cusparseHandle_t h
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 57, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrxmv(...) cubind_cusparse_dbsrxmv_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrxmv_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)
@@ -8605,7 +8666,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrxmv_inline(cusparseHandle_t h
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 58, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrxmv(...) cubind_cusparse_cbsrxmv_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrxmv_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)
@@ -8619,7 +8682,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrxmv_inline(cusparseHandle_t h
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 59, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrxmv(...) cubind_cusparse_zbsrxmv_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xbsrsv2_zero_pivot_inline(cusparseHandle_t handle, bsrsv2Info_t info, int *position)
@@ -8633,7 +8698,9 @@ static inline cusparseStatus_t cubind_cusparse_xbsrsv2_zero_pivot_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 60, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xbsrsv2_zero_pivot(...) cubind_cusparse_xbsrsv2_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
@@ -8647,7 +8714,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 61, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsv2_buffer_size(...) cubind_cusparse_sbsrsv2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
@@ -8661,7 +8730,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 62, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsv2_buffer_size(...) cubind_cusparse_dbsrsv2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
@@ -8675,7 +8746,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 63, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsv2_buffer_size(...) cubind_cusparse_cbsrsv2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
@@ -8689,7 +8762,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 64, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsv2_buffer_size(...) cubind_cusparse_zbsrsv2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
@@ -8703,7 +8778,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 65, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsv2_buffer_size_ext(...) cubind_cusparse_sbsrsv2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
@@ -8717,7 +8794,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 66, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsv2_buffer_size_ext(...) cubind_cusparse_dbsrsv2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
@@ -8731,7 +8810,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 67, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsv2_buffer_size_ext(...) cubind_cusparse_cbsrsv2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
@@ -8745,7 +8826,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 68, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsv2_buffer_size_ext(...) cubind_cusparse_zbsrsv2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsv2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8759,7 +8842,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 69, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsv2_analysis(...) cubind_cusparse_sbsrsv2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsv2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8773,7 +8858,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 70, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsv2_analysis(...) cubind_cusparse_dbsrsv2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsv2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8787,7 +8874,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 71, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsv2_analysis(...) cubind_cusparse_cbsrsv2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsv2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8801,7 +8890,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 72, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsv2_analysis(...) cubind_cusparse_zbsrsv2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsv2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8815,7 +8906,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 73, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsv2_solve(...) cubind_cusparse_sbsrsv2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsv2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8829,7 +8922,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 74, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsv2_solve(...) cubind_cusparse_dbsrsv2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsv2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8843,7 +8938,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 75, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsv2_solve(...) cubind_cusparse_cbsrsv2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsv2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -8857,7 +8954,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 76, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsv2_solve(...) cubind_cusparse_zbsrsv2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cusparseSpMM instead")
 static inline cusparseStatus_t cubind_cusparse_sbsrmm_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc)
@@ -8871,7 +8970,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrmm_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 77, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrmm(...) cubind_cusparse_sbsrmm_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cusparseSpMM instead")
 static inline cusparseStatus_t cubind_cusparse_dbsrmm_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)
@@ -8885,7 +8986,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrmm_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 78, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrmm(...) cubind_cusparse_dbsrmm_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cusparseSpMM instead")
 static inline cusparseStatus_t cubind_cusparse_cbsrmm_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)
@@ -8899,7 +9002,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrmm_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 79, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrmm(...) cubind_cusparse_cbsrmm_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("please use cusparseSpMM instead")
 static inline cusparseStatus_t cubind_cusparse_zbsrmm_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
@@ -8913,7 +9018,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrmm_inline(cusparseHandle_t ha
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 80, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrmm(...) cubind_cusparse_zbsrmm_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xbsrsm2_zero_pivot_inline(cusparseHandle_t handle, bsrsm2Info_t info, int *position)
@@ -8927,7 +9034,9 @@ static inline cusparseStatus_t cubind_cusparse_xbsrsm2_zero_pivot_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 81, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xbsrsm2_zero_pivot(...) cubind_cusparse_xbsrsm2_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
@@ -8941,7 +9050,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 82, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsm2_buffer_size(...) cubind_cusparse_sbsrsm2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
@@ -8955,7 +9066,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 83, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsm2_buffer_size(...) cubind_cusparse_dbsrsm2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
@@ -8969,7 +9082,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 84, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsm2_buffer_size(...) cubind_cusparse_cbsrsm2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
@@ -8983,7 +9098,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 85, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsm2_buffer_size(...) cubind_cusparse_zbsrsm2_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
@@ -8997,7 +9114,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 86, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsm2_buffer_size_ext(...) cubind_cusparse_sbsrsm2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
@@ -9011,7 +9130,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 87, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsm2_buffer_size_ext(...) cubind_cusparse_dbsrsm2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
@@ -9025,7 +9146,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 88, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsm2_buffer_size_ext(...) cubind_cusparse_cbsrsm2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
@@ -9039,7 +9162,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_ext_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 89, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsm2_buffer_size_ext(...) cubind_cusparse_zbsrsm2_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsm2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9053,7 +9178,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 90, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsm2_analysis(...) cubind_cusparse_sbsrsm2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsm2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9067,7 +9194,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 91, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsm2_analysis(...) cubind_cusparse_dbsrsm2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsm2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9081,7 +9210,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 92, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsm2_analysis(...) cubind_cusparse_cbsrsm2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsm2_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9095,7 +9226,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_analysis_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 93, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsm2_analysis(...) cubind_cusparse_zbsrsm2_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrsm2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9109,7 +9242,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 94, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrsm2_solve(...) cubind_cusparse_sbsrsm2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrsm2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9123,7 +9258,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 95, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrsm2_solve(...) cubind_cusparse_dbsrsm2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrsm2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9137,7 +9274,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 96, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrsm2_solve(...) cubind_cusparse_cbsrsm2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrsm2_solve_inline(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9151,7 +9290,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_solve_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 97, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrsm2_solve(...) cubind_cusparse_zbsrsm2_solve_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsrilu02_numeric_boost_inline(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val)
@@ -9165,7 +9306,9 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 98, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsrilu02_numeric_boost(...) cubind_cusparse_scsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsrilu02_numeric_boost_inline(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)
@@ -9179,7 +9322,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 99, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsrilu02_numeric_boost(...) cubind_cusparse_dcsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsrilu02_numeric_boost_inline(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)
@@ -9193,7 +9338,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 100, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsrilu02_numeric_boost(...) cubind_cusparse_ccsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsrilu02_numeric_boost_inline(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)
@@ -9207,7 +9354,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 101, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsrilu02_numeric_boost(...) cubind_cusparse_zcsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xcsrilu02_zero_pivot_inline(cusparseHandle_t handle, csrilu02Info_t info, int *position)
@@ -9221,7 +9370,9 @@ static inline cusparseStatus_t cubind_cusparse_xcsrilu02_zero_pivot_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 102, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xcsrilu02_zero_pivot(...) cubind_cusparse_xcsrilu02_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9235,7 +9386,9 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 103, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsrilu02_buffer_size(...) cubind_cusparse_scsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9249,7 +9402,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 104, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsrilu02_buffer_size(...) cubind_cusparse_dcsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9263,7 +9418,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 105, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsrilu02_buffer_size(...) cubind_cusparse_ccsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9277,7 +9434,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 106, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsrilu02_buffer_size(...) cubind_cusparse_zcsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
@@ -9291,7 +9450,9 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 107, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsrilu02_buffer_size_ext(...) cubind_cusparse_scsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
@@ -9305,7 +9466,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 108, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsrilu02_buffer_size_ext(...) cubind_cusparse_dcsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
@@ -9319,7 +9482,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 109, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsrilu02_buffer_size_ext(...) cubind_cusparse_ccsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
@@ -9333,7 +9498,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 110, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsrilu02_buffer_size_ext(...) cubind_cusparse_zcsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsrilu02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9347,7 +9514,9 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 111, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsrilu02_analysis(...) cubind_cusparse_scsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsrilu02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9361,7 +9530,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 112, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsrilu02_analysis(...) cubind_cusparse_dcsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsrilu02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9375,7 +9546,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 113, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsrilu02_analysis(...) cubind_cusparse_ccsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsrilu02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9389,7 +9562,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 114, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsrilu02_analysis(...) cubind_cusparse_zcsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsrilu02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9403,7 +9578,9 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 115, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsrilu02(...) cubind_cusparse_scsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsrilu02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9417,7 +9594,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 116, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsrilu02(...) cubind_cusparse_dcsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsrilu02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9431,7 +9610,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 117, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsrilu02(...) cubind_cusparse_ccsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsrilu02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9445,7 +9626,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 118, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsrilu02(...) cubind_cusparse_zcsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrilu02_numeric_boost_inline(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val)
@@ -9459,7 +9642,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 119, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrilu02_numeric_boost(...) cubind_cusparse_sbsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrilu02_numeric_boost_inline(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)
@@ -9473,7 +9658,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 120, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrilu02_numeric_boost(...) cubind_cusparse_dbsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrilu02_numeric_boost_inline(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)
@@ -9487,7 +9674,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 121, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrilu02_numeric_boost(...) cubind_cusparse_cbsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrilu02_numeric_boost_inline(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)
@@ -9501,7 +9690,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_numeric_boost_inline(cu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 122, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrilu02_numeric_boost(...) cubind_cusparse_zbsrilu02_numeric_boost_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xbsrilu02_zero_pivot_inline(cusparseHandle_t handle, bsrilu02Info_t info, int *position)
@@ -9515,7 +9706,9 @@ static inline cusparseStatus_t cubind_cusparse_xbsrilu02_zero_pivot_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 123, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xbsrilu02_zero_pivot(...) cubind_cusparse_xbsrilu02_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9529,7 +9722,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 124, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrilu02_buffer_size(...) cubind_cusparse_sbsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9543,7 +9738,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 125, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrilu02_buffer_size(...) cubind_cusparse_dbsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9557,7 +9754,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 126, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrilu02_buffer_size(...) cubind_cusparse_cbsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
@@ -9571,7 +9770,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_inline(cusp
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 127, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrilu02_buffer_size(...) cubind_cusparse_zbsrilu02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
@@ -9585,7 +9786,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 128, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrilu02_buffer_size_ext(...) cubind_cusparse_sbsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
@@ -9599,7 +9802,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 129, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrilu02_buffer_size_ext(...) cubind_cusparse_dbsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
@@ -9613,7 +9818,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 130, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrilu02_buffer_size_ext(...) cubind_cusparse_cbsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
@@ -9627,7 +9834,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 131, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrilu02_buffer_size_ext(...) cubind_cusparse_zbsrilu02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrilu02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9641,7 +9850,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 132, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrilu02_analysis(...) cubind_cusparse_sbsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrilu02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9655,7 +9866,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 133, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrilu02_analysis(...) cubind_cusparse_dbsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrilu02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9669,7 +9882,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 134, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrilu02_analysis(...) cubind_cusparse_cbsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrilu02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9683,7 +9898,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_analysis_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 135, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrilu02_analysis(...) cubind_cusparse_zbsrilu02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsrilu02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9697,7 +9914,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 136, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsrilu02(...) cubind_cusparse_sbsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsrilu02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9711,7 +9930,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 137, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsrilu02(...) cubind_cusparse_dbsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsrilu02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9725,7 +9946,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 138, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsrilu02(...) cubind_cusparse_cbsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsrilu02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9739,7 +9962,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 139, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsrilu02(...) cubind_cusparse_zbsrilu02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xcsric02_zero_pivot_inline(cusparseHandle_t handle, csric02Info_t info, int *position)
@@ -9753,7 +9978,9 @@ static inline cusparseStatus_t cubind_cusparse_xcsric02_zero_pivot_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 140, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xcsric02_zero_pivot(...) cubind_cusparse_xcsric02_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsric02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
@@ -9767,7 +9994,9 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 141, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsric02_buffer_size(...) cubind_cusparse_scsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
@@ -9781,7 +10010,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 142, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsric02_buffer_size(...) cubind_cusparse_dcsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
@@ -9795,7 +10026,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 143, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsric02_buffer_size(...) cubind_cusparse_ccsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
@@ -9809,7 +10042,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 144, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsric02_buffer_size(...) cubind_cusparse_zcsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsric02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
@@ -9823,7 +10058,9 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 145, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsric02_buffer_size_ext(...) cubind_cusparse_scsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
@@ -9837,7 +10074,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 146, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsric02_buffer_size_ext(...) cubind_cusparse_dcsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
@@ -9851,7 +10090,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 147, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsric02_buffer_size_ext(...) cubind_cusparse_ccsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_ext_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
@@ -9865,7 +10106,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 148, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsric02_buffer_size_ext(...) cubind_cusparse_zcsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsric02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9879,7 +10122,9 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 149, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsric02_analysis(...) cubind_cusparse_scsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsric02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9893,7 +10138,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 150, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsric02_analysis(...) cubind_cusparse_dcsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsric02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9907,7 +10154,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 151, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsric02_analysis(...) cubind_cusparse_ccsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsric02_analysis_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9921,7 +10170,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 152, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsric02_analysis(...) cubind_cusparse_zcsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsric02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9935,7 +10186,9 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 153, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsric02(...) cubind_cusparse_scsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsric02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9949,7 +10202,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 154, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsric02(...) cubind_cusparse_dcsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsric02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9963,7 +10218,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 155, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsric02(...) cubind_cusparse_ccsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsric02_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -9977,7 +10234,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 156, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsric02(...) cubind_cusparse_zcsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xbsric02_zero_pivot_inline(cusparseHandle_t handle, bsric02Info_t info, int *position)
@@ -9991,7 +10250,9 @@ static inline cusparseStatus_t cubind_cusparse_xbsric02_zero_pivot_inline(cuspar
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 157, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xbsric02_zero_pivot(...) cubind_cusparse_xbsric02_zero_pivot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
@@ -10005,7 +10266,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 158, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsric02_buffer_size(...) cubind_cusparse_sbsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
@@ -10019,7 +10282,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 159, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsric02_buffer_size(...) cubind_cusparse_dbsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
@@ -10033,7 +10298,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 160, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsric02_buffer_size(...) cubind_cusparse_cbsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
@@ -10047,7 +10314,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 161, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsric02_buffer_size(...) cubind_cusparse_zbsric02_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
@@ -10061,7 +10330,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 162, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsric02_buffer_size_ext(...) cubind_cusparse_sbsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
@@ -10075,7 +10346,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 163, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsric02_buffer_size_ext(...) cubind_cusparse_dbsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
@@ -10089,7 +10362,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 164, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsric02_buffer_size_ext(...) cubind_cusparse_cbsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
@@ -10103,7 +10378,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_ext_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 165, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsric02_buffer_size_ext(...) cubind_cusparse_zbsric02_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsric02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
@@ -10117,7 +10394,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 166, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsric02_analysis(...) cubind_cusparse_sbsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsric02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
@@ -10131,7 +10410,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 167, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsric02_analysis(...) cubind_cusparse_dbsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsric02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
@@ -10145,7 +10426,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 168, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsric02_analysis(...) cubind_cusparse_cbsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsric02_analysis_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
@@ -10159,7 +10442,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_analysis_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 169, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsric02_analysis(...) cubind_cusparse_zbsric02_analysis_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsric02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -10173,7 +10458,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 170, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsric02(...) cubind_cusparse_sbsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsric02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -10187,7 +10474,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 171, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsric02(...) cubind_cusparse_dbsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsric02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -10201,7 +10490,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 172, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsric02(...) cubind_cusparse_cbsric02_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsric02_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
@@ -10215,7 +10506,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 173, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsric02(...) cubind_cusparse_zbsric02_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_sgtsv2_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)
 {
@@ -10866,7 +11159,9 @@ static inline cusparseStatus_t cubind_cusparse_scsrcolor_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 223, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsrcolor(...) cubind_cusparse_scsrcolor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsrcolor_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
@@ -10880,7 +11175,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsrcolor_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 224, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsrcolor(...) cubind_cusparse_dcsrcolor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsrcolor_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
@@ -10894,7 +11191,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsrcolor_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 225, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsrcolor(...) cubind_cusparse_ccsrcolor_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsrcolor_inline(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
@@ -10908,7 +11207,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsrcolor_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 226, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsrcolor(...) cubind_cusparse_zcsrcolor_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_snnz_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
@@ -10974,7 +11275,9 @@ static inline cusparseStatus_t cubind_cusparse_snnz_compress_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 231, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_snnz_compress(...) cubind_cusparse_snnz_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dnnz_compress_inline(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol)
@@ -10988,7 +11291,9 @@ static inline cusparseStatus_t cubind_cusparse_dnnz_compress_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 232, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dnnz_compress(...) cubind_cusparse_dnnz_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cnnz_compress_inline(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)
@@ -11002,7 +11307,9 @@ static inline cusparseStatus_t cubind_cusparse_cnnz_compress_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 233, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cnnz_compress(...) cubind_cusparse_cnnz_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_znnz_compress_inline(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)
@@ -11016,7 +11323,9 @@ static inline cusparseStatus_t cubind_cusparse_znnz_compress_inline(cusparseHand
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 234, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_znnz_compress(...) cubind_cusparse_znnz_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsr2csr_compress_inline(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol)
@@ -11030,7 +11339,9 @@ static inline cusparseStatus_t cubind_cusparse_scsr2csr_compress_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 235, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsr2csr_compress(...) cubind_cusparse_scsr2csr_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsr2csr_compress_inline(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)
@@ -11044,7 +11355,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2csr_compress_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 236, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsr2csr_compress(...) cubind_cusparse_dcsr2csr_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsr2csr_compress_inline(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)
@@ -11058,7 +11371,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2csr_compress_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 237, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsr2csr_compress(...) cubind_cusparse_ccsr2csr_compress_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsr2csr_compress_inline(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)
@@ -11072,7 +11387,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2csr_compress_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 238, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsr2csr_compress(...) cubind_cusparse_zcsr2csr_compress_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_xcoo2csr_inline(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)
 {
@@ -11112,7 +11429,9 @@ static inline cusparseStatus_t cubind_cusparse_xcsr2bsr_nnz_inline(cusparseHandl
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 241, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xcsr2bsr_nnz(...) cubind_cusparse_xcsr2bsr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsr2bsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
@@ -11126,7 +11445,9 @@ static inline cusparseStatus_t cubind_cusparse_scsr2bsr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 242, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsr2bsr(...) cubind_cusparse_scsr2bsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsr2bsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
@@ -11140,7 +11461,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2bsr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 243, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsr2bsr(...) cubind_cusparse_dcsr2bsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsr2bsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
@@ -11154,7 +11477,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2bsr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 244, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsr2bsr(...) cubind_cusparse_ccsr2bsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsr2bsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
@@ -11168,7 +11493,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2bsr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 245, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsr2bsr(...) cubind_cusparse_zcsr2bsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sbsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11182,7 +11509,9 @@ static inline cusparseStatus_t cubind_cusparse_sbsr2csr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 246, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sbsr2csr(...) cubind_cusparse_sbsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dbsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11196,7 +11525,9 @@ static inline cusparseStatus_t cubind_cusparse_dbsr2csr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 247, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dbsr2csr(...) cubind_cusparse_dbsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cbsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11210,7 +11541,9 @@ static inline cusparseStatus_t cubind_cusparse_cbsr2csr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 248, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cbsr2csr(...) cubind_cusparse_cbsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zbsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11224,7 +11557,9 @@ static inline cusparseStatus_t cubind_cusparse_zbsr2csr_inline(cusparseHandle_t 
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 249, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zbsr2csr(...) cubind_cusparse_zbsr2csr_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsc_buffer_size_inline(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
@@ -11394,7 +11729,9 @@ static inline cusparseStatus_t cubind_cusparse_xgebsr2csr_inline(cusparseHandle_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 262, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xgebsr2csr(...) cubind_cusparse_xgebsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sgebsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11408,7 +11745,9 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2csr_inline(cusparseHandle_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 263, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sgebsr2csr(...) cubind_cusparse_sgebsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dgebsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11422,7 +11761,9 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2csr_inline(cusparseHandle_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 264, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dgebsr2csr(...) cubind_cusparse_dgebsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cgebsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11436,7 +11777,9 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2csr_inline(cusparseHandle_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 265, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cgebsr2csr(...) cubind_cusparse_cgebsr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zgebsr2csr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
@@ -11450,7 +11793,9 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2csr_inline(cusparseHandle_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 266, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zgebsr2csr(...) cubind_cusparse_zgebsr2csr_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_scsr2gebsr_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
@@ -11633,7 +11978,9 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 280, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sgebsr2gebsr_buffer_size(...) cubind_cusparse_sgebsr2gebsr_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
@@ -11647,7 +11994,9 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 281, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dgebsr2gebsr_buffer_size(...) cubind_cusparse_dgebsr2gebsr_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
@@ -11661,7 +12010,9 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 282, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cgebsr2gebsr_buffer_size(...) cubind_cusparse_cgebsr2gebsr_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
@@ -11675,7 +12026,9 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_inline(c
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 283, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zgebsr2gebsr_buffer_size(...) cubind_cusparse_zgebsr2gebsr_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
@@ -11689,7 +12042,9 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size_ext_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 284, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sgebsr2gebsr_buffer_size_ext(...) cubind_cusparse_sgebsr2gebsr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
@@ -11703,7 +12058,9 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_ext_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 285, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dgebsr2gebsr_buffer_size_ext(...) cubind_cusparse_dgebsr2gebsr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
@@ -11717,7 +12074,9 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_ext_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 286, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cgebsr2gebsr_buffer_size_ext(...) cubind_cusparse_cgebsr2gebsr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_ext_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
@@ -11731,7 +12090,9 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_ext_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 287, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zgebsr2gebsr_buffer_size_ext(...) cubind_cusparse_zgebsr2gebsr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_xgebsr2gebsr_nnz_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -11745,7 +12106,9 @@ static inline cusparseStatus_t cubind_cusparse_xgebsr2gebsr_nnz_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 288, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_xgebsr2gebsr_nnz(...) cubind_cusparse_xgebsr2gebsr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
@@ -11759,7 +12122,9 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_inline(cusparseHandl
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 289, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sgebsr2gebsr(...) cubind_cusparse_sgebsr2gebsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
@@ -11773,7 +12138,9 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_inline(cusparseHandl
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 290, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dgebsr2gebsr(...) cubind_cusparse_dgebsr2gebsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
@@ -11787,7 +12154,9 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_inline(cusparseHandl
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 291, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_cgebsr2gebsr(...) cubind_cusparse_cgebsr2gebsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_inline(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
@@ -11801,7 +12170,9 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_inline(cusparseHandl
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 292, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zgebsr2gebsr(...) cubind_cusparse_zgebsr2gebsr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_create_identity_permutation_inline(cusparseHandle_t handle, int n, int *p)
@@ -11815,7 +12186,9 @@ static inline cusparseStatus_t cubind_cusparse_create_identity_permutation_inlin
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 293, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_create_identity_permutation(...) cubind_cusparse_create_identity_permutation_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_xcoosort_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)
 {
@@ -11920,7 +12293,9 @@ static inline cusparseStatus_t cubind_cusparse_scsru2csr_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 301, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsru2csr_buffer_size_ext(...) cubind_cusparse_scsru2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsru2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
@@ -11934,7 +12309,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsru2csr_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 302, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsru2csr_buffer_size_ext(...) cubind_cusparse_dcsru2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsru2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
@@ -11948,7 +12325,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsru2csr_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 303, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsru2csr_buffer_size_ext(...) cubind_cusparse_ccsru2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsru2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
@@ -11962,7 +12341,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsru2csr_buffer_size_ext_inline(
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 304, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsru2csr_buffer_size_ext(...) cubind_cusparse_zcsru2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsru2csr_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -11976,7 +12357,9 @@ static inline cusparseStatus_t cubind_cusparse_scsru2csr_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 305, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsru2csr(...) cubind_cusparse_scsru2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsru2csr_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -11990,7 +12373,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsru2csr_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 306, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsru2csr(...) cubind_cusparse_dcsru2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsru2csr_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -12004,7 +12389,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsru2csr_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 307, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsru2csr(...) cubind_cusparse_ccsru2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsru2csr_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -12018,7 +12405,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsru2csr_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 308, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsru2csr(...) cubind_cusparse_zcsru2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_scsr2csru_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -12032,7 +12421,9 @@ static inline cusparseStatus_t cubind_cusparse_scsr2csru_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 309, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_scsr2csru(...) cubind_cusparse_scsr2csru_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dcsr2csru_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -12046,7 +12437,9 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2csru_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 310, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dcsr2csru(...) cubind_cusparse_dcsr2csru_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_ccsr2csru_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -12060,7 +12453,9 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2csru_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 311, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_ccsr2csru(...) cubind_cusparse_ccsr2csru_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_zcsr2csru_inline(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
@@ -12074,7 +12469,9 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2csru_inline(cusparseHandle_t
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 312, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_zcsr2csru(...) cubind_cusparse_zcsr2csru_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
@@ -12088,7 +12485,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_buffer_size_ext_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 313, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_dense2csr_buffer_size_ext(...) cubind_cusparse_sprune_dense2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
@@ -12102,7 +12501,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_buffer_size_ext_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 314, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_dense2csr_buffer_size_ext(...) cubind_cusparse_dprune_dense2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_inline(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -12116,7 +12517,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 315, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_dense2csr_nnz(...) cubind_cusparse_sprune_dense2csr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_inline(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -12130,7 +12533,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 316, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_dense2csr_nnz(...) cubind_cusparse_dprune_dense2csr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_inline(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
@@ -12144,7 +12549,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 317, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_dense2csr(...) cubind_cusparse_sprune_dense2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_inline(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
@@ -12158,7 +12565,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 318, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_dense2csr(...) cubind_cusparse_dprune_dense2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
@@ -12172,7 +12581,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_buffer_size_ext_in
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 319, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_csr2csr_buffer_size_ext(...) cubind_cusparse_sprune_csr2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
@@ -12186,7 +12597,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_buffer_size_ext_in
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 320, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_csr2csr_buffer_size_ext(...) cubind_cusparse_dprune_csr2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -12200,7 +12613,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 321, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_csr2csr_nnz(...) cubind_cusparse_sprune_csr2csr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -12214,7 +12629,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 322, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_csr2csr_nnz(...) cubind_cusparse_dprune_csr2csr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
@@ -12228,7 +12645,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_inline(cusparseHan
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 323, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_csr2csr(...) cubind_cusparse_sprune_csr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
@@ -12242,7 +12661,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_inline(cusparseHan
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 324, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_csr2csr(...) cubind_cusparse_dprune_csr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
@@ -12256,7 +12677,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_bu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 325, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(...) cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
@@ -12270,7 +12693,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_bu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 326, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext(...) cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_by_percentage_inline(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
@@ -12284,7 +12709,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_by_percentag
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 327, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_dense2csr_nnz_by_percentage(...) cubind_cusparse_sprune_dense2csr_nnz_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_by_percentage_inline(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
@@ -12298,7 +12725,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_by_percentag
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 328, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_dense2csr_nnz_by_percentage(...) cubind_cusparse_dprune_dense2csr_nnz_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_inline(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
@@ -12312,7 +12741,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_in
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 329, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_dense2csr_by_percentage(...) cubind_cusparse_sprune_dense2csr_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_inline(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
@@ -12326,7 +12757,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_in
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 330, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_dense2csr_by_percentage(...) cubind_cusparse_dprune_dense2csr_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
@@ -12340,7 +12773,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_buff
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 331, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext(...) cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
@@ -12354,7 +12789,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_buff
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 332, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(...) cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_by_percentage_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
@@ -12368,7 +12805,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_by_percentage_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 333, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_csr2csr_nnz_by_percentage(...) cubind_cusparse_sprune_csr2csr_nnz_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_by_percentage_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
@@ -12382,7 +12821,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_by_percentage_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 334, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_csr2csr_nnz_by_percentage(...) cubind_cusparse_dprune_csr2csr_nnz_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
@@ -12396,7 +12837,9 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 335, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sprune_csr2csr_by_percentage(...) cubind_cusparse_sprune_csr2csr_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
@@ -12410,7 +12853,9 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 336, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_dprune_csr2csr_by_percentage(...) cubind_cusparse_dprune_csr2csr_by_percentage_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_csr2csc_ex2_inline(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)
 {
@@ -13269,7 +13714,9 @@ static inline cusparseStatus_t cubind_cusparse_axpby_inline(cusparseHandle_t han
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 402, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_axpby(...) cubind_cusparse_axpby_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_gather_inline(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)
 {
@@ -13309,7 +13756,9 @@ static inline cusparseStatus_t cubind_cusparse_rot_inline(cusparseHandle_t handl
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 405, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_rot(...) cubind_cusparse_rot_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sp_vv_buffer_size_inline(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)
@@ -13323,7 +13772,9 @@ static inline cusparseStatus_t cubind_cusparse_sp_vv_buffer_size_inline(cusparse
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 406, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sp_vv_buffer_size(...) cubind_cusparse_sp_vv_buffer_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_sp_vv_inline(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer)
@@ -13337,7 +13788,9 @@ static inline cusparseStatus_t cubind_cusparse_sp_vv_inline(cusparseHandle_t han
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 407, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_sp_vv(...) cubind_cusparse_sp_vv_inline(__VA_ARGS__)
+#endif
 
 static inline cusparseStatus_t cubind_cusparse_sparse_to_dense_buffer_size_inline(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)
 {
@@ -13871,7 +14324,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_buffer_size_ext_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 448, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_dense2csr_buffer_size_ext(...) cubind_cusparse_hprune_dense2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_inline(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -13885,7 +14340,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_inline(cuspa
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 449, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_dense2csr_nnz(...) cubind_cusparse_hprune_dense2csr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_inline(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
@@ -13899,7 +14356,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_inline(cusparseH
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 450, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_dense2csr(...) cubind_cusparse_hprune_dense2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
@@ -13913,7 +14372,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_buffer_size_ext_in
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 451, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_csr2csr_buffer_size_ext(...) cubind_cusparse_hprune_csr2csr_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
@@ -13927,7 +14388,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_inline(cuspars
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 452, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_csr2csr_nnz(...) cubind_cusparse_hprune_csr2csr_nnz_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
@@ -13941,7 +14404,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_inline(cusparseHan
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 453, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_csr2csr(...) cubind_cusparse_hprune_csr2csr_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
@@ -13955,7 +14420,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_bu
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 454, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(...) cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_by_percentage_inline(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
@@ -13969,7 +14436,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_by_percentag
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 455, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_dense2csr_nnz_by_percentage(...) cubind_cusparse_hprune_dense2csr_nnz_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_inline(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
@@ -13983,7 +14452,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_in
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 456, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_dense2csr_by_percentage(...) cubind_cusparse_hprune_dense2csr_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
@@ -13997,7 +14468,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_buff
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 457, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(...) cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_by_percentage_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
@@ -14011,7 +14484,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_by_percentage_
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 458, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_csr2csr_nnz_by_percentage(...) cubind_cusparse_hprune_csr2csr_nnz_by_percentage_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("The routine will be removed in the next major release")
 static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_inline(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
@@ -14025,7 +14500,9 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_inli
         return (cusparseStatus_t)cubind_status_error(CUBIND_LIB_CUSPARSE, 459, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_cusparse_hprune_csr2csr_by_percentage(...) cubind_cusparse_hprune_csr2csr_by_percentage_inline(__VA_ARGS__)
+#endif
 #endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -8,7 +8,12 @@
 #ifndef CUBIND_DRIVER_H
 #define CUBIND_DRIVER_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/driver_types.h"
 
@@ -16,7 +21,9 @@
  * Every wrapper takes the parameters of the C API it wraps and returns what
  * it returns. Status-returning wrappers return the library's status unchanged;
  * a status other than CUDA_SUCCESS is also recorded in
- * cubind_last_error() and passed to the error handler. When the call cannot be
+ * cubind_last_error() and passed to the error handler, except
+ * CUDA_ERROR_NOT_READY, which the library documents as
+ * informational, not a failure (docs/errors.md). When the call cannot be
  * made they return CUDA_ERROR_NOT_INITIALIZED (library not found) or
  * CUDA_ERROR_NOT_SUPPORTED (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
@@ -5186,7 +5193,9 @@ static inline CUresult cubind_driver_device_get_properties_inline(CUdevprop *pro
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 19, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_device_get_properties(...) cubind_driver_device_get_properties_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_device_compute_capability_inline(int *major, int *minor, CUdevice dev)
@@ -5200,7 +5209,9 @@ static inline CUresult cubind_driver_device_compute_capability_inline(int *major
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 20, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_device_compute_capability(...) cubind_driver_device_compute_capability_inline(__VA_ARGS__)
+#endif
 
 static inline CUresult cubind_driver_device_primary_ctx_retain_inline(CUcontext *pctx, CUdevice dev)
 {
@@ -5578,7 +5589,9 @@ static inline CUresult cubind_driver_ctx_attach_inline(CUcontext *pctx, unsigned
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 49, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_ctx_attach(...) cubind_driver_ctx_attach_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_ctx_detach_inline(CUcontext ctx)
@@ -5592,7 +5605,9 @@ static inline CUresult cubind_driver_ctx_detach_inline(CUcontext ctx)
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 50, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_ctx_detach(...) cubind_driver_ctx_detach_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_ctx_get_shared_mem_config_inline(CUsharedconfig *pConfig)
@@ -5606,7 +5621,9 @@ static inline CUresult cubind_driver_ctx_get_shared_mem_config_inline(CUsharedco
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 51, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_ctx_get_shared_mem_config(...) cubind_driver_ctx_get_shared_mem_config_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_ctx_set_shared_mem_config_inline(CUsharedconfig config)
@@ -5620,7 +5637,9 @@ static inline CUresult cubind_driver_ctx_set_shared_mem_config_inline(CUsharedco
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 52, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_ctx_set_shared_mem_config(...) cubind_driver_ctx_set_shared_mem_config_inline(__VA_ARGS__)
+#endif
 
 static inline CUresult cubind_driver_module_load_inline(CUmodule *module, const char *fname)
 {
@@ -5829,7 +5848,9 @@ static inline CUresult cubind_driver_module_get_tex_ref_inline(CUtexref *pTexRef
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 68, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_module_get_tex_ref(...) cubind_driver_module_get_tex_ref_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_module_get_surf_ref_inline(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
@@ -5843,7 +5864,9 @@ static inline CUresult cubind_driver_module_get_surf_ref_inline(CUsurfref *pSurf
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 69, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_module_get_surf_ref(...) cubind_driver_module_get_surf_ref_inline(__VA_ARGS__)
+#endif
 
 static inline CUresult cubind_driver_library_load_data_inline(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -8379,7 +8402,9 @@ static inline CUresult cubind_driver_launch_cooperative_kernel_multi_device_inli
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 264, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_launch_cooperative_kernel_multi_device(...) cubind_driver_launch_cooperative_kernel_multi_device_inline(__VA_ARGS__)
+#endif
 
 static inline CUresult cubind_driver_launch_host_func_inline(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -8406,7 +8431,9 @@ static inline CUresult cubind_driver_func_set_block_shape_inline(CUfunction hfun
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 266, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_func_set_block_shape(...) cubind_driver_func_set_block_shape_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_func_set_shared_size_inline(CUfunction hfunc, unsigned int bytes)
@@ -8420,7 +8447,9 @@ static inline CUresult cubind_driver_func_set_shared_size_inline(CUfunction hfun
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 267, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_func_set_shared_size(...) cubind_driver_func_set_shared_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_param_set_size_inline(CUfunction hfunc, unsigned int numbytes)
@@ -8434,7 +8463,9 @@ static inline CUresult cubind_driver_param_set_size_inline(CUfunction hfunc, uns
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 268, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_param_set_size(...) cubind_driver_param_set_size_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_param_seti_inline(CUfunction hfunc, int offset, unsigned int value)
@@ -8448,7 +8479,9 @@ static inline CUresult cubind_driver_param_seti_inline(CUfunction hfunc, int off
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 269, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_param_seti(...) cubind_driver_param_seti_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_param_setf_inline(CUfunction hfunc, int offset, float value)
@@ -8462,7 +8495,9 @@ static inline CUresult cubind_driver_param_setf_inline(CUfunction hfunc, int off
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 270, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_param_setf(...) cubind_driver_param_setf_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_param_setv_inline(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
@@ -8476,7 +8511,9 @@ static inline CUresult cubind_driver_param_setv_inline(CUfunction hfunc, int off
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 271, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_param_setv(...) cubind_driver_param_setv_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_launch_inline(CUfunction f)
@@ -8490,7 +8527,9 @@ static inline CUresult cubind_driver_launch_inline(CUfunction f)
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 272, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_launch(...) cubind_driver_launch_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_launch_grid_inline(CUfunction f, int grid_width, int grid_height)
@@ -8504,7 +8543,9 @@ static inline CUresult cubind_driver_launch_grid_inline(CUfunction f, int grid_w
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 273, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_launch_grid(...) cubind_driver_launch_grid_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_launch_grid_async_inline(CUfunction f, int grid_width, int grid_height, CUstream hStream)
@@ -8518,7 +8559,9 @@ static inline CUresult cubind_driver_launch_grid_async_inline(CUfunction f, int 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 274, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_launch_grid_async(...) cubind_driver_launch_grid_async_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_param_set_tex_ref_inline(CUfunction hfunc, int texunit, CUtexref hTexRef)
@@ -8532,7 +8575,9 @@ static inline CUresult cubind_driver_param_set_tex_ref_inline(CUfunction hfunc, 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 275, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_param_set_tex_ref(...) cubind_driver_param_set_tex_ref_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_func_set_shared_mem_config_inline(CUfunction hfunc, CUsharedconfig config)
@@ -8546,7 +8591,9 @@ static inline CUresult cubind_driver_func_set_shared_mem_config_inline(CUfunctio
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 276, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_func_set_shared_mem_config(...) cubind_driver_func_set_shared_mem_config_inline(__VA_ARGS__)
+#endif
 
 static inline CUresult cubind_driver_graph_create_inline(CUgraph *phGraph, unsigned int flags)
 {
@@ -9717,7 +9764,9 @@ static inline CUresult cubind_driver_tex_ref_set_array_inline(CUtexref hTexRef, 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 366, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_array(...) cubind_driver_tex_ref_set_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_mipmapped_array_inline(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
@@ -9731,7 +9780,9 @@ static inline CUresult cubind_driver_tex_ref_set_mipmapped_array_inline(CUtexref
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 367, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_mipmapped_array(...) cubind_driver_tex_ref_set_mipmapped_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_address_inline(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
@@ -9745,7 +9796,9 @@ static inline CUresult cubind_driver_tex_ref_set_address_inline(size_t *ByteOffs
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 368, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_address(...) cubind_driver_tex_ref_set_address_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_address2_d_inline(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
@@ -9759,7 +9812,9 @@ static inline CUresult cubind_driver_tex_ref_set_address2_d_inline(CUtexref hTex
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 369, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_address2_d(...) cubind_driver_tex_ref_set_address2_d_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_format_inline(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
@@ -9773,7 +9828,9 @@ static inline CUresult cubind_driver_tex_ref_set_format_inline(CUtexref hTexRef,
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 370, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_format(...) cubind_driver_tex_ref_set_format_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_address_mode_inline(CUtexref hTexRef, int dim, CUaddress_mode am)
@@ -9787,7 +9844,9 @@ static inline CUresult cubind_driver_tex_ref_set_address_mode_inline(CUtexref hT
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 371, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_address_mode(...) cubind_driver_tex_ref_set_address_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_filter_mode_inline(CUtexref hTexRef, CUfilter_mode fm)
@@ -9801,7 +9860,9 @@ static inline CUresult cubind_driver_tex_ref_set_filter_mode_inline(CUtexref hTe
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 372, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_filter_mode(...) cubind_driver_tex_ref_set_filter_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_mipmap_filter_mode_inline(CUtexref hTexRef, CUfilter_mode fm)
@@ -9815,7 +9876,9 @@ static inline CUresult cubind_driver_tex_ref_set_mipmap_filter_mode_inline(CUtex
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 373, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_mipmap_filter_mode(...) cubind_driver_tex_ref_set_mipmap_filter_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_mipmap_level_bias_inline(CUtexref hTexRef, float bias)
@@ -9829,7 +9892,9 @@ static inline CUresult cubind_driver_tex_ref_set_mipmap_level_bias_inline(CUtexr
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 374, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_mipmap_level_bias(...) cubind_driver_tex_ref_set_mipmap_level_bias_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_mipmap_level_clamp_inline(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
@@ -9843,7 +9908,9 @@ static inline CUresult cubind_driver_tex_ref_set_mipmap_level_clamp_inline(CUtex
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 375, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_mipmap_level_clamp(...) cubind_driver_tex_ref_set_mipmap_level_clamp_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_max_anisotropy_inline(CUtexref hTexRef, unsigned int maxAniso)
@@ -9857,7 +9924,9 @@ static inline CUresult cubind_driver_tex_ref_set_max_anisotropy_inline(CUtexref 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 376, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_max_anisotropy(...) cubind_driver_tex_ref_set_max_anisotropy_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_border_color_inline(CUtexref hTexRef, float *pBorderColor)
@@ -9871,7 +9940,9 @@ static inline CUresult cubind_driver_tex_ref_set_border_color_inline(CUtexref hT
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 377, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_border_color(...) cubind_driver_tex_ref_set_border_color_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_set_flags_inline(CUtexref hTexRef, unsigned int Flags)
@@ -9885,7 +9956,9 @@ static inline CUresult cubind_driver_tex_ref_set_flags_inline(CUtexref hTexRef, 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 378, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_set_flags(...) cubind_driver_tex_ref_set_flags_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_address_inline(CUdeviceptr *pdptr, CUtexref hTexRef)
@@ -9899,7 +9972,9 @@ static inline CUresult cubind_driver_tex_ref_get_address_inline(CUdeviceptr *pdp
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 379, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_address(...) cubind_driver_tex_ref_get_address_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_array_inline(CUarray *phArray, CUtexref hTexRef)
@@ -9913,7 +9988,9 @@ static inline CUresult cubind_driver_tex_ref_get_array_inline(CUarray *phArray, 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 380, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_array(...) cubind_driver_tex_ref_get_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_mipmapped_array_inline(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
@@ -9927,7 +10004,9 @@ static inline CUresult cubind_driver_tex_ref_get_mipmapped_array_inline(CUmipmap
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 381, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_mipmapped_array(...) cubind_driver_tex_ref_get_mipmapped_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_address_mode_inline(CUaddress_mode *pam, CUtexref hTexRef, int dim)
@@ -9941,7 +10020,9 @@ static inline CUresult cubind_driver_tex_ref_get_address_mode_inline(CUaddress_m
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 382, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_address_mode(...) cubind_driver_tex_ref_get_address_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_filter_mode_inline(CUfilter_mode *pfm, CUtexref hTexRef)
@@ -9955,7 +10036,9 @@ static inline CUresult cubind_driver_tex_ref_get_filter_mode_inline(CUfilter_mod
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 383, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_filter_mode(...) cubind_driver_tex_ref_get_filter_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_format_inline(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
@@ -9969,7 +10052,9 @@ static inline CUresult cubind_driver_tex_ref_get_format_inline(CUarray_format *p
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 384, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_format(...) cubind_driver_tex_ref_get_format_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_mipmap_filter_mode_inline(CUfilter_mode *pfm, CUtexref hTexRef)
@@ -9983,7 +10068,9 @@ static inline CUresult cubind_driver_tex_ref_get_mipmap_filter_mode_inline(CUfil
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 385, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_mipmap_filter_mode(...) cubind_driver_tex_ref_get_mipmap_filter_mode_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_mipmap_level_bias_inline(float *pbias, CUtexref hTexRef)
@@ -9997,7 +10084,9 @@ static inline CUresult cubind_driver_tex_ref_get_mipmap_level_bias_inline(float 
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 386, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_mipmap_level_bias(...) cubind_driver_tex_ref_get_mipmap_level_bias_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_mipmap_level_clamp_inline(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
@@ -10011,7 +10100,9 @@ static inline CUresult cubind_driver_tex_ref_get_mipmap_level_clamp_inline(float
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 387, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_mipmap_level_clamp(...) cubind_driver_tex_ref_get_mipmap_level_clamp_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_max_anisotropy_inline(int *pmaxAniso, CUtexref hTexRef)
@@ -10025,7 +10116,9 @@ static inline CUresult cubind_driver_tex_ref_get_max_anisotropy_inline(int *pmax
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 388, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_max_anisotropy(...) cubind_driver_tex_ref_get_max_anisotropy_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_border_color_inline(float *pBorderColor, CUtexref hTexRef)
@@ -10039,7 +10132,9 @@ static inline CUresult cubind_driver_tex_ref_get_border_color_inline(float *pBor
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 389, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_border_color(...) cubind_driver_tex_ref_get_border_color_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_get_flags_inline(unsigned int *pFlags, CUtexref hTexRef)
@@ -10053,7 +10148,9 @@ static inline CUresult cubind_driver_tex_ref_get_flags_inline(unsigned int *pFla
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 390, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_get_flags(...) cubind_driver_tex_ref_get_flags_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_create_inline(CUtexref *pTexRef)
@@ -10067,7 +10164,9 @@ static inline CUresult cubind_driver_tex_ref_create_inline(CUtexref *pTexRef)
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 391, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_create(...) cubind_driver_tex_ref_create_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_tex_ref_destroy_inline(CUtexref hTexRef)
@@ -10081,7 +10180,9 @@ static inline CUresult cubind_driver_tex_ref_destroy_inline(CUtexref hTexRef)
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 392, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_tex_ref_destroy(...) cubind_driver_tex_ref_destroy_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_surf_ref_set_array_inline(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
@@ -10095,7 +10196,9 @@ static inline CUresult cubind_driver_surf_ref_set_array_inline(CUsurfref hSurfRe
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 393, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_surf_ref_set_array(...) cubind_driver_surf_ref_set_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline CUresult cubind_driver_surf_ref_get_array_inline(CUarray *phArray, CUsurfref hSurfRef)
@@ -10109,7 +10212,9 @@ static inline CUresult cubind_driver_surf_ref_get_array_inline(CUarray *phArray,
         return (CUresult)cubind_status_error(CUBIND_LIB_DRIVER, 394, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_driver_surf_ref_get_array(...) cubind_driver_surf_ref_get_array_inline(__VA_ARGS__)
+#endif
 
 static inline CUresult cubind_driver_tex_object_create_inline(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {

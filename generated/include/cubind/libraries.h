@@ -8,6 +8,11 @@
 #ifndef CUBIND_LIBRARIES_H
 #define CUBIND_LIBRARIES_H
 
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 /* The CUDA libraries, one value per shared object. The values are pinned (generator/libraries.toml
  * `id`): never renumbered or reused, new libraries take the next one. */
 typedef enum cubind_library {

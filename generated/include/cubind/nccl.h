@@ -8,7 +8,12 @@
 #ifndef CUBIND_NCCL_H
 #define CUBIND_NCCL_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/nccl_types.h"
 
@@ -16,7 +21,9 @@
  * Every wrapper takes the parameters of the C API it wraps and returns what
  * it returns. Status-returning wrappers return the library's status unchanged;
  * a status other than ncclSuccess is also recorded in
- * cubind_last_error() and passed to the error handler. When the call cannot be
+ * cubind_last_error() and passed to the error handler, except
+ * ncclInProgress, which the library documents as
+ * informational, not a failure (docs/errors.md). When the call cannot be
  * made they return ncclSystemError (library not found) or
  * ncclInvalidUsage (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
@@ -678,7 +685,9 @@ static inline void cubind_nccl_reset_debug_init_inline(void)
     }
     cubind_fn();
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_nccl_reset_debug_init(...) cubind_nccl_reset_debug_init_inline(__VA_ARGS__)
+#endif
 
 static inline ncclResult_t cubind_nccl_comm_get_async_error_inline(ncclComm_t comm, ncclResult_t *asyncError)
 {

@@ -8,7 +8,12 @@
 #ifndef CUBIND_NVRTC_H
 #define CUBIND_NVRTC_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/nvrtc_types.h"
 
@@ -16,7 +21,9 @@
  * Every wrapper takes the parameters of the C API it wraps and returns what
  * it returns. Status-returning wrappers return the library's status unchanged;
  * a status other than NVRTC_SUCCESS is also recorded in
- * cubind_last_error() and passed to the error handler. When the call cannot be
+ * cubind_last_error() and passed to the error handler, except
+ * NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED, which the library documents as
+ * informational, not a failure (docs/errors.md). When the call cannot be
  * made they return NVRTC_ERROR_INTERNAL_ERROR (library not found) or
  * NVRTC_ERROR_INTERNAL_ERROR (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return

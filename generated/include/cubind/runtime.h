@@ -8,7 +8,12 @@
 #ifndef CUBIND_RUNTIME_H
 #define CUBIND_RUNTIME_H
 
-#include "cubind/platform.h"
+/* A system header, as every cubind header (cubind/platform.h says why). */
+#if (defined(__GNUC__) || defined(__clang__)) && __INCLUDE_LEVEL__ > 0 && !defined(CUBIND_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
+#include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/runtime_types.h"
 
@@ -16,7 +21,9 @@
  * Every wrapper takes the parameters of the C API it wraps and returns what
  * it returns. Status-returning wrappers return the library's status unchanged;
  * a status other than cudaSuccess is also recorded in
- * cubind_last_error() and passed to the error handler. When the call cannot be
+ * cubind_last_error() and passed to the error handler, except
+ * cudaErrorNotReady, which the library documents as
+ * informational, not a failure (docs/errors.md). When the call cannot be
  * made they return cudaErrorInitializationError (library not found) or
  * cudaErrorNotSupported (symbol not in the loaded library), and the
  * error record says which and why. Wrappers returning anything else return
@@ -3704,7 +3711,9 @@ static inline cudaError_t cubind_runtime_device_get_shared_mem_config_inline(enu
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 18, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_device_get_shared_mem_config(...) cubind_runtime_device_get_shared_mem_config_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cudaError_t cubind_runtime_device_set_shared_mem_config_inline(enum cudaSharedMemConfig config)
@@ -3718,7 +3727,9 @@ static inline cudaError_t cubind_runtime_device_set_shared_mem_config_inline(enu
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 19, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_device_set_shared_mem_config(...) cubind_runtime_device_set_shared_mem_config_inline(__VA_ARGS__)
+#endif
 
 static inline cudaError_t cubind_runtime_get_last_error_inline(void)
 {
@@ -4634,7 +4645,9 @@ static inline cudaError_t cubind_runtime_func_set_shared_mem_config_inline(const
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 90, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_func_set_shared_mem_config(...) cubind_runtime_func_set_shared_mem_config_inline(__VA_ARGS__)
+#endif
 
 static inline cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_inline(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
@@ -5506,7 +5519,9 @@ static inline cudaError_t cubind_runtime_memcpy_to_array_inline(cudaArray_t dst,
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 157, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_memcpy_to_array(...) cubind_runtime_memcpy_to_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cudaError_t cubind_runtime_memcpy_from_array_inline(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
@@ -5520,7 +5535,9 @@ static inline cudaError_t cubind_runtime_memcpy_from_array_inline(void *dst, cud
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 158, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_memcpy_from_array(...) cubind_runtime_memcpy_from_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cudaError_t cubind_runtime_memcpy_array_to_array_inline(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
@@ -5534,7 +5551,9 @@ static inline cudaError_t cubind_runtime_memcpy_array_to_array_inline(cudaArray_
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 159, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_memcpy_array_to_array(...) cubind_runtime_memcpy_array_to_array_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cudaError_t cubind_runtime_memcpy_to_array_async_inline(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
@@ -5548,7 +5567,9 @@ static inline cudaError_t cubind_runtime_memcpy_to_array_async_inline(cudaArray_
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 160, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_memcpy_to_array_async(...) cubind_runtime_memcpy_to_array_async_inline(__VA_ARGS__)
+#endif
 
 CUBIND_DEPRECATED("")
 static inline cudaError_t cubind_runtime_memcpy_from_array_async_inline(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
@@ -5562,7 +5583,9 @@ static inline cudaError_t cubind_runtime_memcpy_from_array_async_inline(void *ds
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 161, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_memcpy_from_array_async(...) cubind_runtime_memcpy_from_array_async_inline(__VA_ARGS__)
+#endif
 
 static inline cudaError_t cubind_runtime_malloc_async_inline(void **devPtr, size_t size, cudaStream_t hStream)
 {
@@ -7301,7 +7324,9 @@ static inline cudaError_t cubind_runtime_get_driver_entry_point_inline(const cha
         return (cudaError_t)cubind_status_error(CUBIND_LIB_RUNTIME, 295, (int)cubind_status);
     return cubind_status;
 }
+#if CUBIND_INLINE_DEPRECATED
 #define cubind_runtime_get_driver_entry_point(...) cubind_runtime_get_driver_entry_point_inline(__VA_ARGS__)
+#endif
 
 static inline cudaError_t cubind_runtime_get_driver_entry_point_by_version_inline(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
