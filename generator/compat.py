@@ -167,7 +167,8 @@ def _entry(name: str, release: str, facts: dict, newest: str, newest_facts: dict
             call = equivalent
             reason += f"; {equivalent} has the CUDA {newest} form"
     elif differing:
-        untranslatable = _untranslatable(differing, facts["records"], newest_facts["records"], release, newest)
+        untranslatable = (_untranslatable(differing, facts["records"], newest_facts["records"], release, newest)
+                          or _unreachable(differing, mine, facts["records"], theirs, newest_facts["records"]))
         if untranslatable is not None:
             compat, call, reason = "signature", None, untranslatable
         else:
@@ -218,7 +219,8 @@ def _equivalent(name: str, own_symbol: str, newest: dict, facts: dict, newest_fa
 def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> str:
     """Where two signatures that differ but for qualifiers differ."""
     if len(mine["params"]) != len(theirs["params"]):
-        return f"{len(mine['params'])} parameters in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
+        count = len(mine["params"])
+        return f"{count} parameter{'' if count == 1 else 's'} in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
     if mine["abi_result"] != theirs["abi_result"]:
         return f"returns {mine['result']} in CUDA {release}, {theirs['result']} in CUDA {newest}"
     for i, (a, b) in enumerate(zip(mine["abi_params"], theirs["abi_params"])):
@@ -229,9 +231,8 @@ def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> st
 
 def _untranslatable(differing: list[str], records: dict, newest_records: dict, release: str, newest: str) -> str | None:
     """Why records whose layouts differ cannot be converted field by field, or None when they can:
-    none is opaque state (is_opaque: then the newest release's is too small for the older one's);
-    none holds a pointer to a record whose layout differs (what it points to is not converted); and
-    a union that differs keeps every member both releases have as it is (it is converted as its
+    none is opaque state (is_opaque: then the newest release's is too small for the older one's),
+    and a union that differs keeps every member both releases have as it is (it is converted as its
     bytes: which member is in use is not in the layout)."""
     for name in differing:
         mine, theirs = records[name], newest_records[name]
@@ -239,11 +240,6 @@ def _untranslatable(differing: list[str], records: dict, newest_records: dict, r
             return (f"{name} (the library's opaque state, in memory the caller allocates) is "
                     f"{mine['size']} bytes in CUDA {release}, {theirs['size']} in CUDA {newest}: "
                     "too small for that release's state")
-        for layout in (mine, theirs):
-            for field in layout["fields"]:
-                if field["pointee"] in differing:
-                    return (f"record {name} contains a pointer to a record whose layout differs "
-                            f"({field['name']}: {field['pointee']})")
         if mine["kind"] == "union" or theirs["kind"] == "union":
             members, newest_members = _fields(mine), _fields(theirs)
             changed = sorted(m for m in members.keys() & newest_members.keys() if members[m] != newest_members[m])
@@ -251,6 +247,22 @@ def _untranslatable(differing: list[str], records: dict, newest_records: dict, r
             if mine["kind"] != theirs["kind"] or changed or nested:
                 return (f"union {name} lays out members {', '.join(changed + nested) or 'otherwise'} differently in "
                         f"CUDA {release} and CUDA {newest}, and which member is in use is not in the layout")
+    return None
+
+
+def _unreachable(differing: list[str], mine: dict, records: dict, theirs: dict, newest_records: dict) -> str | None:
+    """Why an adapter could not reach a record whose layout differs, or None: it converts what a
+    parameter holds or points to directly (one record), never what a record points to, nor what a
+    parameter reaches through a pointer to a pointer."""
+    for i, ((record, depth), (_, newest_depth)) in enumerate(zip(mine["indirection"], theirs["indirection"])):
+        if record in differing and max(depth, newest_depth) > 1:
+            return f"parameter {i + 1} reaches {record}, whose layout differs, through {depth} pointers"
+    for name in sorted(set(mine["records"]) | set(theirs["records"])):
+        for layout in (records.get(name), newest_records.get(name)):
+            for field in layout["fields"] if layout else ():
+                if field["pointee"] in differing:
+                    return (f"record {name} contains a pointer to a record whose layout differs "
+                            f"({field['name']}: {field['pointee']})")
     return None
 
 

@@ -174,6 +174,29 @@ class Layouts:
         }
 
 
+def indirection(t: ci.Type) -> tuple[str | None, int]:
+    """The record a parameter type names at last (None: no record with a layout, or a handle) and
+    through how many pointers (an array parameter is a pointer)."""
+    depth = 0
+    while True:
+        if is_handle(t):
+            return None, depth
+        if t.kind == TK.ELABORATED:
+            t = t.get_named_type()
+        elif t.kind == TK.TYPEDEF:
+            t = t.get_declaration().underlying_typedef_type
+        elif t.kind == TK.POINTER:
+            t, depth = t.get_pointee(), depth + 1
+        elif t.kind in _ARRAYS:
+            t, depth = t.element_type, depth + 1
+        else:
+            break
+    t = t.get_canonical()
+    if t.kind != TK.RECORD or t.get_declaration().get_definition() is None:
+        return None, depth
+    return record_name(t), depth
+
+
 def _target(t: ci.Type, follow_handles: bool) -> ci.Type | None:
     """The canonical type a type names at last, through typedefs, pointers and arrays; None when
     it goes through a handle type (is_handle) and `follow_handles` is false."""

@@ -200,7 +200,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
                                  "params": [p["canonical"] for p in function["params"]],
                                  "abi_result": layout.abi_spelling(cursor.result_type),
                                  "abi_params": [layout.abi_spelling(a.type) for a in clang_ext.arguments(cursor)],
-                                 "records": records, "enums": enums}
+                                 "records": records, "enums": enums,
+                                 "indirection": [layout.indirection(a.type) for a in clang_ext.arguments(cursor)]}
 
     define_guards = functools.cache(lambda header: macros.define_guards(c, header))
     selector = TypeSelector(c, own, define_guards)
