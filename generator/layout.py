@@ -27,19 +27,6 @@ _FUNCTIONS = (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO)
 _RECORD_DECLS = (CK.STRUCT_DECL, CK.UNION_DECL)
 
 
-def signature(cursor: ci.Cursor) -> str:
-    """`<result> (<parameters>)`, every type canonical (typedefs resolved)."""
-    params = [a.type.get_canonical().spelling for a in clang_ext.arguments(cursor)]
-    return f"{cursor.result_type.get_canonical().spelling} ({', '.join(params) or 'void'})"
-
-
-def abi_signature(cursor: ci.Cursor) -> str:
-    """The signature without qualifiers at any level (`const char *const *` is `char **`): two
-    declarations with the same one are called the same way, whatever they promise about constness."""
-    params = [abi_spelling(a.type) for a in clang_ext.arguments(cursor)]
-    return f"{abi_spelling(cursor.result_type)} ({', '.join(params) or 'void'})"
-
-
 def abi_spelling(t: ci.Type) -> str:
     """A canonical type's structure without qualifiers."""
     t = t.get_canonical()
@@ -78,18 +65,42 @@ class Layouts:
     def __init__(self) -> None:
         self.records: dict[str, dict] = {}   # record name -> {kind, size, align, fields}
         self._reach: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # record -> (records, enums)
+        # (translation unit, type spelling, follow handles) -> _type_facts
+        self._types: dict[tuple[int, str, bool], tuple] = {}
 
-    def function(self, cursor: ci.Cursor, caller_storage: bool = False) -> tuple[list[str], list[str]]:
-        """The records (by name) a function reaches through its result and parameters, by value or
-        through pointers and, recursively, through their fields; and the enums it takes there.
-        `caller_storage`: follow its handle parameters to their records too."""
-        records: set[str] = set()
-        enums: set[str] = set()
-        for t in (cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))):
-            found_records, found_enums = self._type(t, caller_storage)
-            records |= found_records
-            enums |= found_enums
-        return sorted(records), sorted(enums)
+    def function(self, cursor: ci.Cursor, caller_storage: bool = False) -> dict:
+        """A function's ABI facts: `signature` (canonical types), `abi` (the same without qualifiers:
+        what is compared), `result` / `params` (canonical), `abi_result` / `abi_params`, `records`
+        (the records it reaches through its result and parameters, by value or through pointers
+        and, recursively, through their fields), `enums` (those it takes there) and `indirection`
+        (per parameter, the record it names and through how many pointers). `caller_storage`:
+        follow its handle parameters to their records too."""
+        types = [cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))]
+        facts = [self._type_facts(t, caller_storage) for t in types]
+        records = set().union(*(f[3] for f in facts))
+        enums = set().union(*(f[4] for f in facts))
+        result, params = facts[0], facts[1:]
+        return {
+            "signature": f"{result[0]} ({', '.join(p[0] for p in params) or 'void'})",
+            "abi": f"{result[1]} ({', '.join(p[1] for p in params) or 'void'})",
+            "result": result[0],
+            "params": [p[0] for p in params],
+            "abi_result": result[1],
+            "abi_params": [p[1] for p in params],
+            "records": sorted(records),
+            "enums": sorted(enums),
+            "indirection": [p[2] for p in params],
+        }
+
+    def _type_facts(self, t: ci.Type, follow_handles: bool) -> tuple:
+        """(canonical spelling, abi_spelling, indirection, records, enums) of a type, once per type
+        spelling (which names one type within a translation unit) and handle policy."""
+        key = (id(t._tu), t.spelling, follow_handles)
+        facts = self._types.get(key)
+        if facts is None:
+            records, enums = self._type(t, follow_handles)
+            facts = self._types[key] = (t.get_canonical().spelling, abi_spelling(t), indirection(t), records, enums)
+        return facts
 
     def _type(self, t: ci.Type, follow_handles: bool) -> tuple[frozenset[str], frozenset[str]]:
         target = _target(t, follow_handles)
