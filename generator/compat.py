@@ -242,11 +242,11 @@ def _untranslatable(differing: list[str], records: dict, newest_records: dict, r
                     "too small for that release's state")
         if mine["kind"] == "union" or theirs["kind"] == "union":
             members, newest_members = _fields(mine), _fields(theirs)
-            changed = sorted(m for m in members.keys() & newest_members.keys() if members[m] != newest_members[m])
-            nested = sorted(f["record"] for f in mine["fields"] if f["record"] in differing)
-            if mine["kind"] != theirs["kind"] or changed or nested:
-                return (f"union {name} lays out members {', '.join(changed + nested) or 'otherwise'} differently in "
-                        f"CUDA {release} and CUDA {newest}, and which member is in use is not in the layout")
+            changed = sorted({m for m in members.keys() & newest_members.keys() if members[m] != newest_members[m]}
+                             | {_field_key(f) for f in mine["fields"] if f["record"] in differing})
+            if mine["kind"] != theirs["kind"] or changed:
+                return (f"{name}: union member {', '.join(changed) or 'layout'} differs between CUDA {release} and "
+                        f"CUDA {newest}, and which member is in use is not in the layout")
     return None
 
 
@@ -323,12 +323,15 @@ def _changes(newest: dict, older: dict) -> dict:
     def enumerator(name: str, table: dict) -> dict:
         return {"name": name, "enum": table[name][0], "value": table[name][1]}
 
+    def by_enum(names: set[str], table: dict) -> list[str]:
+        return sorted(names, key=lambda n: (table[n][0] or "", n))
+
     return {
         "enumerators": {
-            "dropped": [enumerator(n, ours) for n in sorted(ours.keys() - theirs.keys())],
+            "dropped": [enumerator(n, ours) for n in by_enum(ours.keys() - theirs.keys(), ours)],
             "renumbered": [enumerator(n, ours) | {"newest_value": theirs[n][1]}
-                           for n in sorted(ours.keys() & theirs.keys()) if ours[n][1] != theirs[n][1]],
-            "missing": [enumerator(n, theirs) for n in sorted(theirs.keys() - ours.keys())],
+                           for n in by_enum(ours.keys() & theirs.keys(), ours) if ours[n][1] != theirs[n][1]],
+            "missing": [enumerator(n, theirs) for n in by_enum(theirs.keys() - ours.keys(), theirs)],
         },
         "constants": {
             "dropped": [{"name": n, "value": constants[n]} for n in sorted(constants.keys() - newest_constants.keys())],

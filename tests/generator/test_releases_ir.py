@@ -114,3 +114,8 @@ def test_census_counts_every_function() -> None:
             counts = census[unit][release["name"]]
             assert sum(counts.values()) == len(ir["functions"])
             assert counts == collections.Counter(f["releases"][release["name"]]["compat"] for f in ir["functions"])
+
+
+def test_the_docs_census_is_the_irs() -> None:
+    text = (ROOT / "docs" / "releases.md").read_text()
+    assert releases.census_table(list(IRS.values())) in text, "docs/releases.md: paste python3 -m generator.releases census"
