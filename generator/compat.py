@@ -22,9 +22,6 @@ from dataclasses import dataclass
 
 from .parse import ABI_KEY, IRError
 
-COMPAT_CLASSES = ("identical", "renamed", "layout", "signature", "absent")
-
-
 @dataclass(frozen=True)
 class ReleaseIR:
     """One release's IR of a unit, as parse.build_ir made it from that release's headers."""
@@ -40,7 +37,7 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     releases = [newest, *older]
     abi = {r.name: r.ir[ABI_KEY] for r in releases}
     for r in releases:
-        _check_names(r)
+        _index_symbols(r)
     used_records: dict[str, set[str]] = {r.name: set() for r in releases}
     for function in newest.ir["functions"]:
         entries = {}
@@ -64,8 +61,9 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     return ir
 
 
-def _check_names(release: ReleaseIR) -> None:
-    """Index the release's functions by symbol; no text that names a place on this machine."""
+def _index_symbols(release: ReleaseIR) -> None:
+    """Index the release's functions by symbol (functions_by_symbol), checking that no signature
+    names an anonymous type (whose spelling would name a place on this machine)."""
     facts = release.ir[ABI_KEY]
     facts["functions_by_symbol"] = {f["symbol"]: f for f in facts["functions"].values()}
     for name, f in facts["functions"].items():
@@ -220,7 +218,8 @@ def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> st
     """Where two signatures that differ but for qualifiers differ."""
     if len(mine["params"]) != len(theirs["params"]):
         count = len(mine["params"])
-        return f"{count} parameter{'' if count == 1 else 's'} in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
+        plural = "" if count == 1 else "s"
+        return f"{count} parameter{plural} in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
     if mine["abi_result"] != theirs["abi_result"]:
         return f"returns {mine['result']} in CUDA {release}, {theirs['result']} in CUDA {newest}"
     for i, (a, b) in enumerate(zip(mine["abi_params"], theirs["abi_params"])):

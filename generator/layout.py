@@ -4,12 +4,14 @@ it reaches and their layouts, the enums it takes. The releases' ABIs are compare
 
 A record is named by its canonical C spelling (`struct cudaDeviceProp`, or the typedef name of an
 anonymous one: `cublasLtMatmulPreferenceOpaque_t`); a record declared in place inside another, with
-no name, is named after the field that holds it (`struct CUDA_KERNEL_NODE_PARAMS_st.field`).
+no name, is named after the field that holds it (`struct cudaResourceDesc.res`), a C11 anonymous
+member by its place (`struct cudaGraphNodeParams.(anonymous 1)`, held by a field with no name).
 Incomplete records (a handle's target) have no layout and are not listed: only what a caller lays
 out in memory can differ between releases. For the same reason the record behind a handle type (a
 typedef of a pointer to a complete record: cublasLt's `cublasLtMatmulDesc_t`) is not followed: the
 library allocates it (its Create function), except for the functions a unit's `caller_storage`
-configuration names, which lay it out in memory the caller allocated (`cublasLtMatmulDescInit_internal`).
+configuration names, which lay it out in memory the caller allocated
+(`cublasLtMatmulDescInit_internal`).
 """
 
 from __future__ import annotations

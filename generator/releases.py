@@ -59,9 +59,6 @@ def plan(config: Config, which: str) -> list[str]:
             for r in config.releases for p in packages(r, which)]
 
 
-COMPAT_CLASSES = ("identical", "renamed", "layout", "signature", "absent")
-
-
 def census(irs: Iterable[dict]) -> dict[str, dict[str, collections.Counter]]:
     """unit -> older release -> compat class -> how many of the unit's functions."""
     return {ir["unit"]: {r["name"]: collections.Counter(f["releases"][r["name"]]["compat"] for f in ir["functions"])

@@ -210,3 +210,17 @@ def test_compatible_layouts() -> None:
     opaque = record("struct", 64, ("data", 0, 64, "array"))
     assert compat.compatible(opaque, record("struct", 80, ("data", 0, 80, "array")), {}, {})
     assert not compat.compatible(record("struct", 80, ("data", 0, 80, "array")), opaque, {}, {})
+
+
+@pytest.mark.parametrize("change, message", [
+    (("name = \"2.0\"", "name = \"2.x\""), "major.minor"),
+    (("units = [\"rel\"]", "units = [\"nope\"]"), "unknown units nope"),
+    (("headers = [{ package = \"rel-dev\", version = \"2.0.0-1\" }]", "headers = []"), "names no header package"),
+])
+def test_a_release_entry_is_checked(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    text = CONFIG_PATH.read_text()
+    assert change[0] in text
+    broken = tmp_path / "broken.toml"
+    broken.write_text(text.replace(change[0], change[1], 1))
+    with pytest.raises(config.ConfigError, match=message):
+        config.load(broken)
