@@ -22,9 +22,6 @@ from dataclasses import dataclass
 
 from .parse import ABI_KEY, IRError
 
-COMPAT_CLASSES = ("identical", "renamed", "layout", "signature", "absent")
-
-
 @dataclass(frozen=True)
 class ReleaseIR:
     """One release's IR of a unit, as parse.build_ir made it from that release's headers."""
@@ -40,7 +37,7 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     releases = [newest, *older]
     abi = {r.name: r.ir[ABI_KEY] for r in releases}
     for r in releases:
-        _check_names(r)
+        _index_symbols(r)
     used_records: dict[str, set[str]] = {r.name: set() for r in releases}
     for function in newest.ir["functions"]:
         entries = {}
@@ -64,8 +61,9 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     return ir
 
 
-def _check_names(release: ReleaseIR) -> None:
-    """Index the release's functions by symbol; no text that names a place on this machine."""
+def _index_symbols(release: ReleaseIR) -> None:
+    """Index the release's functions by symbol (functions_by_symbol), checking that no signature
+    names an anonymous type (whose spelling would name a place on this machine)."""
     facts = release.ir[ABI_KEY]
     facts["functions_by_symbol"] = {f["symbol"]: f for f in facts["functions"].values()}
     for name, f in facts["functions"].items():
@@ -167,7 +165,8 @@ def _entry(name: str, release: str, facts: dict, newest: str, newest_facts: dict
             call = equivalent
             reason += f"; {equivalent} has the CUDA {newest} form"
     elif differing:
-        untranslatable = _untranslatable(differing, facts["records"], newest_facts["records"], release, newest)
+        untranslatable = (_untranslatable(differing, facts["records"], newest_facts["records"], release, newest)
+                          or _unreachable(differing, mine, facts["records"], theirs, newest_facts["records"]))
         if untranslatable is not None:
             compat, call, reason = "signature", None, untranslatable
         else:
@@ -218,7 +217,9 @@ def _equivalent(name: str, own_symbol: str, newest: dict, facts: dict, newest_fa
 def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> str:
     """Where two signatures that differ but for qualifiers differ."""
     if len(mine["params"]) != len(theirs["params"]):
-        return f"{len(mine['params'])} parameters in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
+        count = len(mine["params"])
+        plural = "" if count == 1 else "s"
+        return f"{count} parameter{plural} in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
     if mine["abi_result"] != theirs["abi_result"]:
         return f"returns {mine['result']} in CUDA {release}, {theirs['result']} in CUDA {newest}"
     for i, (a, b) in enumerate(zip(mine["abi_params"], theirs["abi_params"])):
@@ -229,9 +230,8 @@ def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> st
 
 def _untranslatable(differing: list[str], records: dict, newest_records: dict, release: str, newest: str) -> str | None:
     """Why records whose layouts differ cannot be converted field by field, or None when they can:
-    none is opaque state (is_opaque: then the newest release's is too small for the older one's);
-    none holds a pointer to a record whose layout differs (what it points to is not converted); and
-    a union that differs keeps every member both releases have as it is (it is converted as its
+    none is opaque state (is_opaque: then the newest release's is too small for the older one's),
+    and a union that differs keeps every member both releases have as it is (it is converted as its
     bytes: which member is in use is not in the layout)."""
     for name in differing:
         mine, theirs = records[name], newest_records[name]
@@ -239,18 +239,29 @@ def _untranslatable(differing: list[str], records: dict, newest_records: dict, r
             return (f"{name} (the library's opaque state, in memory the caller allocates) is "
                     f"{mine['size']} bytes in CUDA {release}, {theirs['size']} in CUDA {newest}: "
                     "too small for that release's state")
-        for layout in (mine, theirs):
-            for field in layout["fields"]:
+        if mine["kind"] == "union" or theirs["kind"] == "union":
+            members, newest_members = _fields(mine), _fields(theirs)
+            changed = sorted({m for m in members.keys() & newest_members.keys() if members[m] != newest_members[m]}
+                             | {_field_key(f) for f in mine["fields"] if f["record"] in differing})
+            if mine["kind"] != theirs["kind"] or changed:
+                return (f"{name}: union member {', '.join(changed) or 'layout'} differs between CUDA {release} and "
+                        f"CUDA {newest}, and which member is in use is not in the layout")
+    return None
+
+
+def _unreachable(differing: list[str], mine: dict, records: dict, theirs: dict, newest_records: dict) -> str | None:
+    """Why an adapter could not reach a record whose layout differs, or None: it converts what a
+    parameter holds or points to directly (one record), never what a record points to, nor what a
+    parameter reaches through a pointer to a pointer."""
+    for i, ((record, depth), (_, newest_depth)) in enumerate(zip(mine["indirection"], theirs["indirection"])):
+        if record in differing and max(depth, newest_depth) > 1:
+            return f"parameter {i + 1} reaches {record}, whose layout differs, through {depth} pointers"
+    for name in sorted(set(mine["records"]) | set(theirs["records"])):
+        for layout in (records.get(name), newest_records.get(name)):
+            for field in layout["fields"] if layout else ():
                 if field["pointee"] in differing:
                     return (f"record {name} contains a pointer to a record whose layout differs "
                             f"({field['name']}: {field['pointee']})")
-        if mine["kind"] == "union" or theirs["kind"] == "union":
-            members, newest_members = _fields(mine), _fields(theirs)
-            changed = sorted(m for m in members.keys() & newest_members.keys() if members[m] != newest_members[m])
-            nested = sorted(f["record"] for f in mine["fields"] if f["record"] in differing)
-            if mine["kind"] != theirs["kind"] or changed or nested:
-                return (f"union {name} lays out members {', '.join(changed + nested) or 'otherwise'} differently in "
-                        f"CUDA {release} and CUDA {newest}, and which member is in use is not in the layout")
     return None
 
 
@@ -311,12 +322,15 @@ def _changes(newest: dict, older: dict) -> dict:
     def enumerator(name: str, table: dict) -> dict:
         return {"name": name, "enum": table[name][0], "value": table[name][1]}
 
+    def by_enum(names: set[str], table: dict) -> list[str]:
+        return sorted(names, key=lambda n: (table[n][0] or "", n))
+
     return {
         "enumerators": {
-            "dropped": [enumerator(n, ours) for n in sorted(ours.keys() - theirs.keys())],
+            "dropped": [enumerator(n, ours) for n in by_enum(ours.keys() - theirs.keys(), ours)],
             "renumbered": [enumerator(n, ours) | {"newest_value": theirs[n][1]}
-                           for n in sorted(ours.keys() & theirs.keys()) if ours[n][1] != theirs[n][1]],
-            "missing": [enumerator(n, theirs) for n in sorted(theirs.keys() - ours.keys())],
+                           for n in by_enum(ours.keys() & theirs.keys(), ours) if ours[n][1] != theirs[n][1]],
+            "missing": [enumerator(n, theirs) for n in by_enum(theirs.keys() - ours.keys(), theirs)],
         },
         "constants": {
             "dropped": [{"name": n, "value": constants[n]} for n in sorted(constants.keys() - newest_constants.keys())],

@@ -4,12 +4,14 @@ it reaches and their layouts, the enums it takes. The releases' ABIs are compare
 
 A record is named by its canonical C spelling (`struct cudaDeviceProp`, or the typedef name of an
 anonymous one: `cublasLtMatmulPreferenceOpaque_t`); a record declared in place inside another, with
-no name, is named after the field that holds it (`struct CUDA_KERNEL_NODE_PARAMS_st.field`).
+no name, is named after the field that holds it (`struct cudaResourceDesc.res`), a C11 anonymous
+member by its place (`struct cudaGraphNodeParams.(anonymous 1)`, held by a field with no name).
 Incomplete records (a handle's target) have no layout and are not listed: only what a caller lays
 out in memory can differ between releases. For the same reason the record behind a handle type (a
 typedef of a pointer to a complete record: cublasLt's `cublasLtMatmulDesc_t`) is not followed: the
 library allocates it (its Create function), except for the functions a unit's `caller_storage`
-configuration names, which lay it out in memory the caller allocated (`cublasLtMatmulDescInit_internal`).
+configuration names, which lay it out in memory the caller allocated
+(`cublasLtMatmulDescInit_internal`).
 """
 
 from __future__ import annotations
@@ -25,19 +27,6 @@ TK = ci.TypeKind
 _ARRAYS = (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY)
 _FUNCTIONS = (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO)
 _RECORD_DECLS = (CK.STRUCT_DECL, CK.UNION_DECL)
-
-
-def signature(cursor: ci.Cursor) -> str:
-    """`<result> (<parameters>)`, every type canonical (typedefs resolved)."""
-    params = [a.type.get_canonical().spelling for a in clang_ext.arguments(cursor)]
-    return f"{cursor.result_type.get_canonical().spelling} ({', '.join(params) or 'void'})"
-
-
-def abi_signature(cursor: ci.Cursor) -> str:
-    """The signature without qualifiers at any level (`const char *const *` is `char **`): two
-    declarations with the same one are called the same way, whatever they promise about constness."""
-    params = [abi_spelling(a.type) for a in clang_ext.arguments(cursor)]
-    return f"{abi_spelling(cursor.result_type)} ({', '.join(params) or 'void'})"
 
 
 def abi_spelling(t: ci.Type) -> str:
@@ -78,18 +67,42 @@ class Layouts:
     def __init__(self) -> None:
         self.records: dict[str, dict] = {}   # record name -> {kind, size, align, fields}
         self._reach: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # record -> (records, enums)
+        # (translation unit, type spelling, follow handles) -> _type_facts
+        self._types: dict[tuple[int, str, bool], tuple] = {}
 
-    def function(self, cursor: ci.Cursor, caller_storage: bool = False) -> tuple[list[str], list[str]]:
-        """The records (by name) a function reaches through its result and parameters, by value or
-        through pointers and, recursively, through their fields; and the enums it takes there.
-        `caller_storage`: follow its handle parameters to their records too."""
-        records: set[str] = set()
-        enums: set[str] = set()
-        for t in (cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))):
-            found_records, found_enums = self._type(t, caller_storage)
-            records |= found_records
-            enums |= found_enums
-        return sorted(records), sorted(enums)
+    def function(self, cursor: ci.Cursor, caller_storage: bool = False) -> dict:
+        """A function's ABI facts: `signature` (canonical types), `abi` (the same without qualifiers:
+        what is compared), `result` / `params` (canonical), `abi_result` / `abi_params`, `records`
+        (the records it reaches through its result and parameters, by value or through pointers
+        and, recursively, through their fields), `enums` (those it takes there) and `indirection`
+        (per parameter, the record it names and through how many pointers). `caller_storage`:
+        follow its handle parameters to their records too."""
+        types = [cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))]
+        facts = [self._type_facts(t, caller_storage) for t in types]
+        records = set().union(*(f[3] for f in facts))
+        enums = set().union(*(f[4] for f in facts))
+        result, params = facts[0], facts[1:]
+        return {
+            "signature": f"{result[0]} ({', '.join(p[0] for p in params) or 'void'})",
+            "abi": f"{result[1]} ({', '.join(p[1] for p in params) or 'void'})",
+            "result": result[0],
+            "params": [p[0] for p in params],
+            "abi_result": result[1],
+            "abi_params": [p[1] for p in params],
+            "records": sorted(records),
+            "enums": sorted(enums),
+            "indirection": [p[2] for p in params],
+        }
+
+    def _type_facts(self, t: ci.Type, follow_handles: bool) -> tuple:
+        """(canonical spelling, abi_spelling, indirection, records, enums) of a type, once per type
+        spelling (which names one type within a translation unit) and handle policy."""
+        key = (id(t._tu), t.spelling, follow_handles)
+        facts = self._types.get(key)
+        if facts is None:
+            records, enums = self._type(t, follow_handles)
+            facts = self._types[key] = (t.get_canonical().spelling, abi_spelling(t), indirection(t), records, enums)
+        return facts
 
     def _type(self, t: ci.Type, follow_handles: bool) -> tuple[frozenset[str], frozenset[str]]:
         target = _target(t, follow_handles)
@@ -172,6 +185,29 @@ class Layouts:
             "bits": {"offset": child.get_field_offsetof(), "width": child.get_bitfield_width()} if child.is_bitfield()
             else None,
         }
+
+
+def indirection(t: ci.Type) -> tuple[str | None, int]:
+    """The record a parameter type names at last (None: no record with a layout, or a handle) and
+    through how many pointers (an array parameter is a pointer)."""
+    depth = 0
+    while True:
+        if is_handle(t):
+            return None, depth
+        if t.kind == TK.ELABORATED:
+            t = t.get_named_type()
+        elif t.kind == TK.TYPEDEF:
+            t = t.get_declaration().underlying_typedef_type
+        elif t.kind == TK.POINTER:
+            t, depth = t.get_pointee(), depth + 1
+        elif t.kind in _ARRAYS:
+            t, depth = t.element_type, depth + 1
+        else:
+            break
+    t = t.get_canonical()
+    if t.kind != TK.RECORD or t.get_declaration().get_definition() is None:
+        return None, depth
+    return record_name(t), depth
 
 
 def _target(t: ci.Type, follow_handles: bool) -> ci.Type | None:

@@ -194,13 +194,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     layouts = layout.Layouts()
     abi = {}
     for (parsed, cursor, _), function in zip(bound, functions):
-        records, enums = layouts.function(cursor, caller_storage=unit.caller_storage_of(function["name"]) is not None)
-        abi[function["name"]] = {"symbol": function["symbol"], "signature": layout.signature(cursor),
-                                 "abi": layout.abi_signature(cursor), "result": function["returns"]["canonical"],
-                                 "params": [p["canonical"] for p in function["params"]],
-                                 "abi_result": layout.abi_spelling(cursor.result_type),
-                                 "abi_params": [layout.abi_spelling(a.type) for a in clang_ext.arguments(cursor)],
-                                 "records": records, "enums": enums}
+        facts = layouts.function(cursor, caller_storage=unit.caller_storage_of(function["name"]) is not None)
+        abi[function["name"]] = {"symbol": function["symbol"], **facts}
 
     define_guards = functools.cache(lambda header: macros.define_guards(c, header))
     selector = TypeSelector(c, own, define_guards)

@@ -6,6 +6,9 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
                                                      one line per package to fetch, tab-separated:
                                                      release, suite, archive, components (comma-
                                                      separated), keyring, package, version
+    python3 -m generator.releases census [IR_DIR]    per unit and older release, how many functions
+                                                     are of each compat class (a Markdown table;
+                                                     IR_DIR: generated/ir)
 
 The cache is $CUBIND_RELEASES_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/cubind/releases; a
 release's headers are in <cache>/<release>/include, its shared objects in <cache>/<release>/lib.
@@ -13,8 +16,11 @@ release's headers are in <cache>/<release>/include, its shared objects in <cache
 
 from __future__ import annotations
 
+import collections
+import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from . import config as config_module
@@ -53,6 +59,28 @@ def plan(config: Config, which: str) -> list[str]:
             for r in config.releases for p in packages(r, which)]
 
 
+def census(irs: Iterable[dict]) -> dict[str, dict[str, collections.Counter]]:
+    """unit -> older release -> compat class -> how many of the unit's functions."""
+    return {ir["unit"]: {r["name"]: collections.Counter(f["releases"][r["name"]]["compat"] for f in ir["functions"])
+                         for r in ir["releases"][1:]}
+            for ir in irs}
+
+
+def census_table(irs: list[dict]) -> str:
+    """The census as a Markdown table; `signature` split into calls through an equivalent and refusals."""
+    rows = ["| unit | release | functions | identical | renamed | layout | signature: equivalent | "
+            "signature: refused | absent |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for ir in irs:
+        counts = census([ir])[ir["unit"]]
+        for release, count in counts.items():
+            through = sum(1 for f in ir["functions"] if f["releases"][release]["compat"] == "signature"
+                          and f["releases"][release]["equivalent"] is not None)
+            rows.append(f"| {ir['unit']} | {release} | {len(ir['functions'])} | {count['identical']} | "
+                        f"{count['renamed']} | {count['layout']} | {through} | {count['signature'] - through} | "
+                        f"{count['absent']} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str]) -> int:
     config = config_module.load()
     if argv == ["cache"]:
@@ -60,6 +88,10 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 2 and argv[0] == "plan" and argv[1] in SETS:
         print("\n".join(plan(config, argv[1])))
+        return 0
+    if argv[:1] == ["census"] and len(argv) <= 2:
+        directory = Path(argv[1]) if len(argv) == 2 else Path(__file__).resolve().parent.parent / "generated" / "ir"
+        print(census_table([json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))]))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -31,7 +31,10 @@ case $which in
 esac
 
 for tool in apt-get dpkg-deb tar flock; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "cubind: $0 needs $tool (Debian's apt, dpkg, tar, util-linux)" >&2; exit 1; }
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "cubind: $0 needs $tool (Debian's apt, dpkg, tar, util-linux)" >&2
+        exit 1
+    fi
 done
 
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -131,7 +134,8 @@ EOF
     rm -rf "$work"
     printf '%s\n' "$want" > "$stamp"
     fetched=$((fetched + bytes))
-    echo "cubind: CUDA $release: $((bytes / 1000000)) MB downloaded, $(du -sm "$cache/$release/$dest" | cut -f1) MB kept, $(( $(date +%s) - start )) s"
+    kept=$(du -sm "$cache/$release/$dest" | cut -f1)
+    echo "cubind: CUDA $release: $((bytes / 1000000)) MB downloaded, $kept MB kept, $(( $(date +%s) - start )) s"
 done
 if [ "$fetched" -gt 0 ]; then
     echo "cubind: $which fetched: $((fetched / 1000000)) MB in $(( $(date +%s) - total_start )) s"

@@ -1,0 +1,226 @@
+"""How the generator compares CUDA releases (docs/releases.md), on fixture headers written for it.
+
+tests/fixtures/releases holds a fake library "rel" in three releases: 3.0, the newest (cuda/, given
+as --cuda-path), and 2.0 and 1.0 (cache/, as the releases cache holds them). Each function of
+rel.h differs from the newest in one way a real release does; each is checked in the IR the
+generator writes. A second unit, "solo", is covered by no older release.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from generator import compat, config, releases
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "releases"
+CONFIG_PATH = ROOT / "tests" / "fixtures" / "releases.toml"
+CACHE = FIXTURES / "cache"
+SCHEMA = json.loads((ROOT / "ir.schema.json").read_text())
+
+
+def _generate(out: Path, cache: Path = CACHE) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "generator", "generate", "--cuda-path", str(FIXTURES / "cuda"),
+                           "--config", str(CONFIG_PATH), "--releases-cache", str(cache), "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("releases") / "generated"
+    result = _generate(out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def ir(generated: Path) -> dict:
+    return json.loads((generated / "ir" / "rel.json").read_text())
+
+
+def _function(ir: dict, name: str) -> dict:
+    return next(f for f in ir["functions"] if f["name"] == name)
+
+
+# name -> (compat in 2.0, call_symbol in 2.0, equivalent in 2.0, what the reason must say)
+CASES = {
+    "relIdentical": ("identical", "relIdentical", None, None),
+    "relRenamed": ("renamed", "relRenamed_2_0", None, "relRenamed_2_0"),
+    "relGetProps": ("layout", "relGetProps", None, "struct relProps is 8 bytes in CUDA 2.0, 24 in CUDA 3.0"),
+    "relCapture": ("signature", "relCapture_v2", "relCapture_v2", "2 parameters in CUDA 2.0, 3 in CUDA 3.0"),
+    "relLaunch": ("signature", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0"),
+    "relNew": ("absent", None, None, "not declared"),
+    "relSetValue": ("identical", "relSetValue", None, None),
+    "relConfigure": ("signature", None, None, "contains a pointer to a record whose layout differs"),
+    "relStateInit_internal": ("signature", None, None, "80 bytes in CUDA 2.0, 64 in CUDA 3.0"),
+    "relStateUse": ("identical", "relStateUse", None, None),
+    "relConstness": ("identical", "relConstness", None, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_function_is_classified_against_the_newest(ir: dict, name: str) -> None:
+    expected_compat, expected_call, expected_equivalent, reason = CASES[name]
+    entry = _function(ir, name)["releases"]["2.0"]
+    assert entry["compat"] == expected_compat
+    assert entry["call_symbol"] == expected_call
+    assert entry["equivalent"] == expected_equivalent
+    assert entry["adapter"] == (expected_compat == "layout")
+    assert entry["declared"] == (expected_compat != "absent")
+    if reason is None:
+        assert entry["reason"] is None
+    else:
+        assert reason in entry["reason"]
+
+
+def test_the_newest_release_is_identical_to_itself(ir: dict) -> None:
+    for function in ir["functions"]:
+        newest = function["releases"]["3.0"]
+        assert (newest["compat"], newest["call_symbol"], newest["symbol"]) == ("identical", function["symbol"],
+                                                                             function["symbol"])
+
+
+def test_symbols_and_signatures_are_each_releases_own(ir: dict) -> None:
+    renamed = _function(ir, "relRenamed")["releases"]
+    assert [renamed[r]["symbol"] for r in ("3.0", "2.0", "1.0")] == ["relRenamed_3_0", "relRenamed_2_0", None]
+    capture = _function(ir, "relCapture")["releases"]
+    assert capture["2.0"]["signature"] == "relStatus_t (int, int *)"
+    assert capture["3.0"]["signature"] == "relStatus_t (int, int *, int *)"
+    # an equivalent must exist in that release: 1.0 has no relCapture_v2, so the call is refused
+    assert (capture["1.0"]["compat"], capture["1.0"]["equivalent"], capture["1.0"]["call_symbol"]) == \
+        ("signature", None, None)
+    # the signature keeps its qualifiers; the comparison ignores them
+    constness = _function(ir, "relConstness")["releases"]
+    assert constness["2.0"]["signature"] != constness["3.0"]["signature"]
+
+
+def test_added_in_and_changed_in(ir: dict) -> None:
+    history = {f["name"]: (f["added_in"], f["changed_in"]) for f in ir["functions"]}
+    assert history["relIdentical"] == ("1.0", [])
+    assert history["relGetProps"] == ("1.0", ["3.0"])
+    assert history["relCapture"] == ("1.0", ["3.0"])
+    assert history["relRenamed"] == ("2.0", [])
+    assert history["relNew"] == ("3.0", [])
+
+
+def test_records_are_laid_out_per_release(ir: dict) -> None:
+    records = ir["release_records"]
+    assert [records[r]["struct relProps"]["size"] for r in ("3.0", "2.0", "1.0")] == [24, 8, 8]
+    assert [(f["name"], f["offset"]) for f in records["3.0"]["struct relProps"]["fields"]] == \
+        [("a", 0), ("c", 8), ("b", 16)]
+    assert [(f["name"], f["offset"]) for f in records["2.0"]["struct relProps"]["fields"]] == [("a", 0), ("b", 4)]
+    config_fields = records["2.0"]["struct relConfig"]["fields"]
+    assert config_fields[0]["kind"] == "pointer" and config_fields[0]["pointee"] == "struct relProps"
+    # a member declared in place is named after the record and the field that hold it
+    assert "union relValue.pair" in records["3.0"] and "union relValue.pair" not in records["2.0"]
+    # every record a function lists is laid out in that release
+    for function in ir["functions"]:
+        for release, entry in function["releases"].items():
+            assert set(entry["records"]) <= set(records[release])
+
+
+def test_handles_are_not_followed_except_for_caller_storage(ir: dict) -> None:
+    assert _function(ir, "relStateUse")["releases"]["2.0"]["records"] == []
+    assert _function(ir, "relStateInit_internal")["releases"]["2.0"]["records"] == ["relStateOpaque_t"]
+
+
+def test_release_changes_list_dropped_renumbered_and_missing_values(ir: dict) -> None:
+    changes = ir["release_changes"]["2.0"]
+    assert changes["enumerators"] == {
+        "dropped": [{"name": "REL_MODE_OLD", "enum": "relMode", "value": 5}],
+        "renumbered": [{"name": "REL_MODE_C", "enum": "relMode", "value": 1, "newest_value": 2}],
+        "missing": [{"name": "REL_MODE_B", "enum": "relMode", "value": 1}],
+    }
+    constants = changes["constants"]
+    assert {c["name"] for c in constants["dropped"]} == {"REL_OLD_FLAG"}
+    assert {c["name"]: (c["value"], c["newest_value"]) for c in constants["renumbered"]}["REL_MAX_ITEMS"] == (4, 8)
+    assert {c["name"] for c in constants["missing"]} == {"REL_NEW_FLAG"}
+    assert set(ir["release_changes"]) == {"2.0", "1.0"}
+
+
+def test_unit_releases_carry_versions_and_packages(ir: dict) -> None:
+    fixture = config.load(CONFIG_PATH)
+    listed = ir["releases"]
+    assert [r["name"] for r in listed] == ["3.0", *(r.name for r in fixture.releases)]
+    assert [r["cuda_version"] for r in listed] == [3000, 2000, 1000]
+    assert [tuple(r["library_version"].values()) for r in listed] == [(3, 1, 2), (2, 5, 0), (1, 0, 7)]
+    assert listed[0]["packages"] == []
+    assert listed[1]["packages"] == [p.pinned for p in fixture.releases[0].headers]
+
+
+def test_a_unit_no_release_covers_is_single_release(generated: Path) -> None:
+    solo = json.loads((generated / "ir" / "solo.json").read_text())
+    assert [r["name"] for r in solo["releases"]] == ["3.0"]
+    assert all(list(f["releases"]) == ["3.0"] and f["added_in"] == "3.0" for f in solo["functions"])
+    assert solo["release_changes"] == {}
+
+
+def test_the_ir_validates_and_names_no_path(generated: Path) -> None:
+    validator = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
+    for path in sorted((generated / "ir").glob("*.json")):
+        text = path.read_text()
+        errors = list(validator.iter_errors(json.loads(text)))
+        assert not errors, errors[0].message
+        assert str(CACHE) not in text and str(FIXTURES) not in text and "(anonymous at" not in text
+
+
+def test_generating_again_gives_the_same_bytes(generated: Path, tmp_path: Path) -> None:
+    result = _generate(tmp_path / "again")
+    assert result.returncode == 0, result.stderr
+    for path in sorted((generated / "ir").glob("*.json")):
+        assert (tmp_path / "again" / "ir" / path.name).read_bytes() == path.read_bytes()
+
+
+def test_a_missing_release_names_the_fetch(tmp_path: Path) -> None:
+    result = _generate(tmp_path / "out", cache=tmp_path / "empty")
+    assert result.returncode == 2
+    assert "make fetch-releases" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_cache_is_where_the_environment_says() -> None:
+    assert releases.cache_root({"CUBIND_RELEASES_CACHE": "/x/y"}) == Path("/x/y")
+    assert releases.cache_root({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/cubind/releases")
+    assert releases.cache_root({"HOME": "/h"}) == Path("/h/.cache/cubind/releases")
+
+
+def test_the_fetch_plan_lists_every_configured_package() -> None:
+    fixture = config.load(CONFIG_PATH)
+    lines = releases.plan(fixture, "headers")
+    assert len(lines) == sum(len(r.headers) for r in fixture.releases)
+    assert all(len(line.split("\t")) == 7 for line in lines)
+    assert releases.plan(fixture, "libraries") == []
+
+
+def test_compatible_layouts() -> None:
+    def record(kind: str, size: int, *fields: tuple[str, int, int, str]) -> dict:
+        return {"kind": kind, "size": size, "align": 4,
+                "fields": [{"name": n, "offset": o, "size": s, "kind": k, "record": None, "pointee": None, "bits": None}
+                           for n, o, s, k in fields]}
+    older = record("union", 8, ("i", 0, 4, "scalar"))
+    assert compat.compatible(older, record("union", 8, ("i", 0, 4, "scalar"), ("j", 0, 8, "scalar")), {}, {})
+    assert not compat.compatible(older, record("union", 8, ("i", 0, 8, "scalar")), {}, {})
+    assert not compat.compatible(older, record("union", 16, ("i", 0, 4, "scalar")), {}, {})
+    opaque = record("struct", 64, ("data", 0, 64, "array"))
+    assert compat.compatible(opaque, record("struct", 80, ("data", 0, 80, "array")), {}, {})
+    assert not compat.compatible(record("struct", 80, ("data", 0, 80, "array")), opaque, {}, {})
+
+
+@pytest.mark.parametrize("change, message", [
+    (("name = \"2.0\"", "name = \"2.x\""), "major.minor"),
+    (("units = [\"rel\"]", "units = [\"nope\"]"), "unknown units nope"),
+    (("headers = [{ package = \"rel-dev\", version = \"2.0.0-1\" }]", "headers = []"), "names no header package"),
+])
+def test_a_release_entry_is_checked(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    text = CONFIG_PATH.read_text()
+    assert change[0] in text
+    broken = tmp_path / "broken.toml"
+    broken.write_text(text.replace(change[0], change[1], 1))
+    with pytest.raises(config.ConfigError, match=message):
+        config.load(broken)
