@@ -27625,8 +27625,8 @@ const struct cubind__driver_releases {
         char s24[199];
         char s25[112];
         char s26[112];
-        char s27[269];
-        char s28[249];
+        char s27[221];
+        char s28[214];
     } strings;
 } cubind__driver_releases = {
     {3, offsetof(struct cubind__driver_releases, releases),
@@ -28278,8 +28278,8 @@ const struct cubind__driver_releases {
         "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: union struct CUgraphNodeParams_st.(anonymous 1) lays out members graph, struct CUDA_CHILD_GRAPH_NODE_PARAMS_st differently in CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: union struct CUdevResource_st.(anonymous 1) lays out members sm, struct CUdevSmResource_st differently in CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
     },
 };
 #undef S

@@ -20058,7 +20058,7 @@ const struct cubind__runtime_releases {
         char s58[112];
         char s59[112];
         char s60[112];
-        char s61[261];
+        char s61[220];
     } strings;
 } cubind__runtime_releases = {
     {3, offsetof(struct cubind__runtime_releases, releases),
@@ -20574,7 +20574,7 @@ const struct cubind__runtime_releases {
         "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: union struct cudaGraphNodeParams.(anonymous 1) lays out members graph, struct cudaChildGraphNodeParams differently in CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist there: struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
     },
 };
 #undef S
