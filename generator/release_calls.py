@@ -247,7 +247,7 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
             first_callable = _first_callable(per, names)
             needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
             entries[r].append(Entry(index, REFUSED, "", text(
-                f"the CUDA {newest_name} form does not exist there: {reason}{needs}")))
+                f"the CUDA {newest_name} form does not exist: {reason}{needs}")))
     return ReleasePlan(releases, entries, adapters, history, strings)
 
 

@@ -3227,7 +3227,7 @@ const struct cubind__cublasLt_releases {
         char s0[1];
         char s1[94];
         char s2[94];
-        char s3[242];
+        char s3[236];
     } strings;
 } cubind__cublasLt_releases = {
     {3, offsetof(struct cubind__cublasLt_releases, releases),
@@ -3309,7 +3309,7 @@ const struct cubind__cublasLt_releases {
         "",
         "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
-        "the CUDA 13.0 form does not exist there: cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
     },
 };
 #undef S

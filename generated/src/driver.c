@@ -27600,33 +27600,33 @@ const struct cubind__driver_releases {
     struct release_strings {
         char s0[1];
         char s1[94];
-        char s2[112];
-        char s3[112];
+        char s2[106];
+        char s3[106];
         char s4[94];
         char s5[16];
         char s6[138];
         char s7[147];
-        char s8[112];
-        char s9[140];
-        char s10[112];
+        char s8[106];
+        char s9[134];
+        char s10[106];
         char s11[19];
-        char s12[199];
-        char s13[187];
-        char s14[199];
-        char s15[211];
-        char s16[199];
-        char s17[211];
-        char s18[211];
+        char s12[193];
+        char s13[181];
+        char s14[193];
+        char s15[205];
+        char s16[193];
+        char s17[205];
+        char s18[205];
         char s19[23];
-        char s20[193];
+        char s20[187];
         char s21[29];
-        char s22[193];
-        char s23[112];
-        char s24[199];
-        char s25[112];
-        char s26[112];
-        char s27[221];
-        char s28[214];
+        char s22[187];
+        char s23[106];
+        char s24[193];
+        char s25[106];
+        char s26[106];
+        char s27[215];
+        char s28[208];
     } strings;
 } cubind__driver_releases = {
     {3, offsetof(struct cubind__driver_releases, releases),
@@ -28253,33 +28253,33 @@ const struct cubind__driver_releases {
     {
         "",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
-        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 12.4, 4 in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 12.4, 4 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 13.0 or newer",
         "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
         "cuMemPoolCreate",
         "struct CUmemPoolProps_st (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct CUmemPoolProps_st (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
-        "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 4 is int in CUDA 11.8, struct CUmemLocation_st in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 4 is int in CUDA 11.8, struct CUmemLocation_st in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cuEventElapsedTime",
-        "the CUDA 13.0 form does not exist there: parameter 5 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 2 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 5 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 2 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 5 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 2 is struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 2 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 5 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 2 is struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 2 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 3 is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cuGraphAddMemAllocNode",
-        "the CUDA 13.0 form does not exist there: parameter 5 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: parameter 5 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
         "cuGraphMemAllocNodeGetParams",
-        "the CUDA 13.0 form does not exist there: parameter 2 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: parameter 3 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: parameter 2 is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 3 is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
     },
 };
 #undef S

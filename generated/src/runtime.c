@@ -20006,9 +20006,9 @@ const struct cubind__runtime_releases {
         char s6[94];
         char s7[17];
         char s8[28];
-        char s9[112];
+        char s9[106];
         char s10[39];
-        char s11[112];
+        char s11[106];
         char s12[25];
         char s13[138];
         char s14[138];
@@ -20027,7 +20027,7 @@ const struct cubind__runtime_releases {
         char s27[128];
         char s28[24];
         char s29[17];
-        char s30[139];
+        char s30[133];
         char s31[18];
         char s32[137];
         char s33[146];
@@ -20051,14 +20051,14 @@ const struct cubind__runtime_releases {
         char s51[31];
         char s52[21];
         char s53[32];
-        char s54[112];
+        char s54[106];
         char s55[34];
         char s56[28];
         char s57[31];
-        char s58[112];
-        char s59[112];
-        char s60[112];
-        char s61[220];
+        char s58[106];
+        char s59[106];
+        char s60[106];
+        char s61[214];
     } strings;
 } cubind__runtime_releases = {
     {3, offsetof(struct cubind__runtime_releases, releases),
@@ -20522,9 +20522,9 @@ const struct cubind__runtime_releases {
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
         "cudaChooseDevice",
         "cudaStreamGetCaptureInfo_v3",
-        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cudaStreamUpdateCaptureDependencies_v2",
-        "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cudaImportExternalMemory",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.4, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 11.8, 104 in CUDA 13.0: called through an adapter that converts it field by field",
@@ -20543,7 +20543,7 @@ const struct cubind__runtime_releases {
         "struct cudaFuncAttributes is 56 bytes in CUDA 11.8, 144 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaMemPrefetchAsync_v2",
         "cudaMemAdvise_v2",
-        "the CUDA 13.0 form does not exist there: parameter 4 is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: parameter 4 is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cudaMemPoolCreate",
         "struct cudaMemPoolProps (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct cudaMemPoolProps (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
@@ -20567,14 +20567,14 @@ const struct cubind__runtime_releases {
         "cudaGraphMemAllocNodeGetParams",
         "cudaGraphGetEdges_v2",
         "cudaGraphNodeGetDependencies_v2",
-        "the CUDA 13.0 form does not exist there: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cudaGraphNodeGetDependentNodes_v2",
         "cudaGraphAddDependencies_v2",
         "cudaGraphRemoveDependencies_v2",
-        "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist there: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist there: struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
     },
 };
 #undef S
