@@ -239,16 +239,14 @@ test-link: $(LIBRARY_SO)
 	@echo "libcubind.so needs: $$(readelf -d $(LIBRARY_SONAME) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
 
 # An installed tree is all a user needs: its headers and library, nothing of CUDA or of this checkout.
-# `make install` only copies what `make` built: a dry run after `make` shows no compiler.
-test-install: all
-	rm -rf $(TEST_BUILD)/install
-	@if $(MAKE) --no-print-directory -n install PREFIX=$(abspath $(TEST_BUILD)/install) | \
-	    grep -E '^($(CC)|$(AR)|$(CXX)) '; then echo "test-install: make install compiles (above)"; exit 1; fi
-	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TEST_BUILD)/install) > /dev/null
-	$(CC) $(ALL_CFLAGS) -I$(TEST_BUILD)/install/include tests/install_check.c -o $(TEST_BUILD)/install/use \
-	    -L$(TEST_BUILD)/install/lib -lcubind -Wl,-rpath,$(abspath $(TEST_BUILD)/install/lib) $(LDFLAGS_SAN)
-	$(TEST_BUILD)/install/use
-	$(TEST_BUILD)/install/bin/cubind-probe > /dev/null
+# make install and make install-strip only copy (and strip) what `make` built, running no compiler,
+# package manager, sudo or cmake; install-strip leaves no debug information (tests/install/run.sh).
+# The make is named through INSTALL_TEST_MAKE, not $(MAKE): the line is then not a recursive make,
+# which make -n would run.
+INSTALL_TEST_MAKE = $(MAKE) --no-print-directory
+test-install: all $(INSTALL_DATA) deps-test
+	@MAKE="$(INSTALL_TEST_MAKE)" COMPILERS="$(CC) $(CXX) $(AR)" CC="$(CC)" CFLAGS="$(ALL_CFLAGS)" \
+	    LDFLAGS="$(LDFLAGS_SAN)" sh tests/install/run.sh $(abspath $(TEST_BUILD)/install) $(LIBRARY_REAL) $(VERSION)
 
 # --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
 test-package: test-makefiles test-exports test-cdef test-consumers
@@ -256,10 +254,12 @@ test-package: test-makefiles test-exports test-cdef test-consumers
 # The makefiles, by dry runs in an empty build tree: no variable is used before it is defined
 # (make expands a rule's prerequisites where it reads the rule: ABI_PROGRAMS once was, and
 # `make compilers` built no ABI program), the fault mocks are built for test-valgrind, the ABI
-# programs for test-build, and `make probe` builds the checked-in tree without regenerating it.
+# programs for test-build, `make probe` builds the checked-in tree without regenerating it, and
+# `make install` in a tree never built (which compiles first) installs no package and runs no sudo
+# or cmake: a C11 compiler, sed and install(1) are all it needs.
 MAKECHECK := $(MAKE) --no-print-directory -n --warn-undefined-variables BUILD=build/makecheck
 test-makefiles:
-	@for goal in all test-build test-valgrind test-c install probe; do \
+	@for goal in all test-build test-valgrind test-c install install-strip probe; do \
 	    if $(MAKECHECK) $$goal 2>&1 >/dev/null | grep "warning: undefined variable"; then \
 	        echo "test-makefiles: make $$goal uses a variable before it is defined (above)"; exit 1; fi; \
 	done
@@ -271,8 +271,13 @@ test-makefiles:
 	    { echo "test-makefiles: make test-build builds $$n of $(words $(ABI_PROGRAMS)) ABI programs"; exit 1; }
 	@if $(MAKECHECK) probe 2>/dev/null | grep -E -- "-m generator|make.* generate"; then \
 	    echo "test-makefiles: make probe regenerates (above)"; exit 1; fi
+	@for goal in install install-strip; do \
+	    if $(MAKECHECK) $$goal 2>/dev/null | grep -E "^(sudo|su|apt-get|apt|dpkg|dpkg-query|cmake|sh tools/install-deps.sh)( |$$)"; then \
+	        echo "test-makefiles: make $$goal runs a package manager, sudo or cmake (above)"; exit 1; fi; \
+	done
 	@echo "test-makefiles: no variable used before its definition; test-valgrind builds its mocks, \
-	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate"
+	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate; \
+	make install needs no package manager, sudo or cmake"
 
 # The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
 # abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
