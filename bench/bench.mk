@@ -42,6 +42,7 @@ $(BENCH_DIR)/empty_cubind: bench/empty.c $(LIBRARY_SO) bench/bench.mk
 	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,--no-as-needed $(BENCH_CUBIND_LIBS)
 
 test-bench-build: $(BENCH_PROGRAMS)
+	@$(RESULTS) passed test-bench-build
 
 bench: deps-generator deps-bench $(BENCH_PROGRAMS)
 	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) --out docs/benchmarks.md

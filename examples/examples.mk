@@ -36,3 +36,4 @@ test-examples: $(EXAMPLES)
 	        echo "$$example needs a CUDA library: $$needed"; exit 1; fi; \
 	    echo "$$example needs: $$needed"; \
 	done
+	@$(RESULTS) passed test-examples

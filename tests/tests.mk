@@ -43,6 +43,12 @@ PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
 LINK_FLAGS_FILES := Makefile tests/tests.mk
 
+# make test's last line sums what every suite counted (tests/results.py): a suite's recipe runs it
+# through $(RESULTS) run (CMocka and pytest output is parsed) or ends with $(RESULTS) passed (a check).
+# One file per suite in $(RESULTS_DIR), whatever the build tree: the order of -j does not matter.
+RESULTS_DIR := build/test-results
+RESULTS = $(PYTHON) tests/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN))
+
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
 
@@ -53,18 +59,19 @@ OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         abi-baseline
 
+# Every step runs (make -k), a failure does not hide what the later steps find; the last line is
+# `cubind: N passed, M failed`, preceded by each suite's counts, and make test fails if M is not 0.
+TEST_STEPS := test-generator check-generated test-c test-package compilers "test-c SAN=address,undefined" \
+              "test-c SAN=thread" test-valgrind
 test: deps
-	$(MAKE) test-generator
-	$(MAKE) check-generated
-	$(MAKE) test-c
-	$(MAKE) test-package
-	$(MAKE) compilers
-	$(MAKE) test-c SAN=address,undefined
-	$(MAKE) test-c SAN=thread
-	$(MAKE) test-valgrind
+	@rm -rf $(RESULTS_DIR)
+	@status=0; for step in $(TEST_STEPS); do \
+	    $(PYTHON) tests/results.py --dir $(RESULTS_DIR) step "$$step" -- $(MAKE) -k $$step || status=1; \
+	done; \
+	$(PYTHON) tests/results.py --dir $(RESULTS_DIR) summary && [ $$status -eq 0 ]
 
 test-generator: deps-generator deps-test
-	$(PYTHON) -m pytest -q tests/generator
+	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
 test-c: test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe test-link test-install \
         test-examples test-bench-build
@@ -78,6 +85,7 @@ compilers:
 	    if [ "$$n" -ne $(words $(ABI_PROGRAMS)) ]; then \
 	        echo "compilers: $$n of $(words $(ABI_PROGRAMS)) ABI programs built with $(OTHER_CC)"; exit 1; fi; \
 	    echo "compilers: library, probe, mocks, tests and $$n ABI programs built with $(OTHER_CC)"
+	@$(RESULTS) passed compilers
 
 $(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
 	@mkdir -p $(dir $@)
@@ -170,6 +178,7 @@ test-abi: $(ABI_PROGRAMS)
 	    echo "abi $$u: $$(wc -l < $(TEST_BUILD)/abi/$$u-cubind.txt) values, sizes and offsets identical; \
 	$$(grep -c "picks the wrapper out of" generated/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
 	done
+	@$(RESULTS) passed test-abi
 
 # cubind's headers and NVIDIA's in one translation unit, in both orders, as C11, C++11 and C++17,
 # with both compilers (generated/tests/include_order.c). NVIDIA's directory is a system one, as
@@ -189,33 +198,35 @@ test-headers: $(PUBLIC_HEADERS)
 	    done; done; \
 	done; done
 	@echo "headers: cubind's and NVIDIA's compile together in both orders (C11, C++11, C++17; gcc, clang), with and without CUBIND_INLINE"
+	@$(RESULTS) passed test-headers
 
 test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS)
 	@for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
 	    echo "$$(basename $$p): every wrapper against the mocks (log: $$p.log)"; \
-	    env $(MOCK_ENV) $$p > $$p.log 2>&1 || \
-	        { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
+	    env $(MOCK_ENV) $$p > $$p.log 2>&1; status=$$?; \
+	    $(RESULTS) count $$(basename $$p) cmocka $$p.log --status $$status; \
+	    [ $$status -eq 0 ] || { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
 	    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $$p.log; \
 	done
 
 test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(TEST_BUILD)/test_loader
+	    $(RESULTS) run test_loader cmocka -- $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(TEST_BUILD)/test_libraries
+	    $(RESULTS) run test_libraries cmocka -- $(TEST_BUILD)/test_libraries
 
 test-unload: $(TEST_BUILD)/test_unload
 	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY=$(abspath $(LIBRARY_SONAME)) \
-	    $(TEST_BUILD)/test_unload
+	    $(RESULTS) run test_unload cmocka -- $(TEST_BUILD)/test_unload
 
 test-trace: $(TEST_BUILD)/test_trace $(TEST_BUILD)/test_trace-inline $(MOCKS)
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace-inline
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_trace cmocka -- $(TEST_BUILD)/test_trace
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_trace-inline cmocka -- $(TEST_BUILD)/test_trace-inline
 
 # NVIDIA's libraries keep a few allocations of a failed handle creation (no GPU): LeakSanitizer
 # is told to ignore leaks allocated inside them, never ours.
 test-real: $(TEST_BUILD)/test_real
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(TEST_BUILD)/test_real
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real cmocka -- $(TEST_BUILD)/test_real
 
 # The loader tests under valgrind memcheck: no error, nothing definitely lost (children traced).
 # The first-call race runs a few rounds only (memcheck is slow; TSan covers the race).
@@ -223,20 +234,21 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-k
             --suppressions=$(abspath tests/valgrind.supp)
 test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(VALGRIND) $(TEST_BUILD)/test_loader
+	    $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(VALGRIND) $(TEST_BUILD)/test_libraries
+	    $(RESULTS) --variant valgrind run test_libraries cmocka -- $(VALGRIND) $(TEST_BUILD)/test_libraries
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    CUBIND_TEST_ROUNDS=4 $(VALGRIND) $(TEST_BUILD)/test_faults
+	    CUBIND_TEST_ROUNDS=4 $(RESULTS) --variant valgrind run test_faults cmocka -- $(VALGRIND) $(TEST_BUILD)/test_faults
 
 test-probe: $(PROBE) deps-test
-	CUBIND_PROBE=$(abspath $(PROBE)) $(PYTHON) -m pytest -q tests/probe
+	CUBIND_PROBE=$(abspath $(PROBE)) $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
 
 # libcubind.so needs no CUDA library to load: it opens them itself.
 test-link: $(LIBRARY_SO)
 	@if readelf -d $(LIBRARY_SONAME) | grep NEEDED | grep -i -E "cu(da|blas|fft|rand|solver|sparse|dnn)|nvrtc|nvjitlink|nccl"; then \
 	    echo "libcubind.so links against a CUDA library"; exit 1; fi
 	@echo "libcubind.so needs: $$(readelf -d $(LIBRARY_SONAME) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
+	@$(RESULTS) passed test-link
 
 # An installed tree is all a user needs: its headers and library, nothing of CUDA or of this checkout.
 # make install and make install-strip only copy (and strip) what `make` built, running no compiler,
@@ -247,9 +259,11 @@ INSTALL_TEST_MAKE = $(MAKE) --no-print-directory
 test-install: all $(INSTALL_DATA) deps-test
 	@MAKE="$(INSTALL_TEST_MAKE)" COMPILERS="$(CC) $(CXX) $(AR)" CC="$(CC)" CFLAGS="$(ALL_CFLAGS)" \
 	    LDFLAGS="$(LDFLAGS_SAN)" sh tests/install/run.sh $(abspath $(TEST_BUILD)/install) $(LIBRARY_REAL) $(VERSION)
+	@$(RESULTS) passed test-install
 
 # --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
 test-package: test-makefiles test-exports test-cdef test-consumers
+
 
 # The makefiles, by dry runs in an empty build tree: no variable is used before it is defined
 # (make expands a rule's prerequisites where it reads the rule: ABI_PROGRAMS once was, and
@@ -278,6 +292,7 @@ test-makefiles:
 	@echo "test-makefiles: no variable used before its definition; test-valgrind builds its mocks, \
 	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate; \
 	make install needs no package manager, sudo or cmake"
+	@$(RESULTS) passed test-makefiles
 
 # The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
 # abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
@@ -305,6 +320,7 @@ test-exports: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
 	    { echo "test-exports: the soname of $(LIBRARY_REAL) is not $(SONAME)"; exit 1; }
 	@sh abi/compare.sh "exported symbols" abi/symbols.txt $(EXPORTS_DIR)/symbols.txt
 	@sh abi/compare.sh "public type layout" abi/layout.txt $(EXPORTS_DIR)/layout.txt
+	@$(RESULTS) passed test-exports
 
 # Accept the ABI as it is now (after an intended change: see abi/compare.sh's message).
 abi-baseline: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
@@ -314,6 +330,7 @@ abi-baseline: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
 # The cdef headers: flat, valid C, accepted by LuaJIT's ffi.cdef and cffi's cdef.
 test-cdef: deps-test
 	@sh tests/consumers/cdef_check.sh $(CC) $(CDEF_FILES)
+	@$(RESULTS) passed test-cdef
 
 # An installed tree (DESTDIR staging, so every file must find the others relative to itself)
 # and its consumers: C through pkg-config and CMake, LuaJIT, cffi, ctypes, Rust (bindgen).
@@ -333,6 +350,7 @@ test-consumers: all deps-test
 	    { echo "test-consumers: wrong library links"; exit 1; }
 	$(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/bin/cubind-probe > /dev/null
 	sh tests/consumers/run.sh $(abspath $(PACKAGE_DIR))/stage$(PACKAGE_PREFIX) $(abspath $(PACKAGE_DIR))/work $(VERSION) $(CC)
+	@$(RESULTS) passed test-consumers
 
 # --- GPU tests: not in `make test` (CI has no GPU) ----------------------------------------------
 # `make gpu-build` here, then tests/gpu/run.sh on the GPU machine with build/ carried over;
