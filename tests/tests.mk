@@ -57,7 +57,7 @@ OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
 .PHONY: test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
-        abi-baseline
+        test-docs abi-baseline
 
 # Every step runs (make -k), a failure does not hide what the later steps find; the last line is
 # `cubind: N passed, M failed`, preceded by each suite's counts, and make test fails if M is not 0.
@@ -262,8 +262,22 @@ test-install: all $(INSTALL_DATA) deps-test
 	@$(RESULTS) passed test-install
 
 # --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
-test-package: test-makefiles test-exports test-cdef test-consumers
+test-package: test-makefiles test-exports test-cdef test-consumers test-docs
 
+# The code blocks of README.md and docs/*.md, run exactly as printed (tests/docs/run.py; how a block
+# is marked: tests/docs/extract.py, docs/testing.md) with HOME a scratch folder where cubind is
+# installed as the pages install it (PREFIX="$$HOME/.local"); then the links of the installed pages.
+# DOC_WRITTEN_PAGES are written by a program (bench/report.py): measured output, nothing to run.
+DOCS_DIR := $(TEST_BUILD)/docs
+DOC_WRITTEN_PAGES := docs/benchmarks.md
+DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES),$(wildcard docs/*.md))
+test-docs: all $(INSTALL_DATA) examples deps-test
+	rm -rf $(DOCS_DIR)
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null
+	@$(RESULTS) run tests/docs pytest -- $(PYTHON) -m pytest -q tests/docs
+	@$(RESULTS) run snippets snippets -- $(PYTHON) tests/docs/run.py --checkout . --build $(BUILD) \
+	    --home $(DOCS_DIR)/home --work $(DOCS_DIR)/pages --installed-docs $(DOCS_DIR)/home/.local/share/doc/cubind \
+	    $(DOC_CHECKED_PAGES)
 
 # The makefiles, by dry runs in an empty build tree: no variable is used before it is defined
 # (make expands a rule's prerequisites where it reads the rule: ABI_PROGRAMS once was, and
@@ -273,7 +287,7 @@ test-package: test-makefiles test-exports test-cdef test-consumers
 # or cmake: a C11 compiler, sed and install(1) are all it needs.
 MAKECHECK := $(MAKE) --no-print-directory -n --warn-undefined-variables BUILD=build/makecheck
 test-makefiles:
-	@for goal in all test-build test-valgrind test-c install install-strip probe; do \
+	@for goal in all test-build test-valgrind test-c install install-strip probe test-docs; do \
 	    if $(MAKECHECK) $$goal 2>&1 >/dev/null | grep "warning: undefined variable"; then \
 	        echo "test-makefiles: make $$goal uses a variable before it is defined (above)"; exit 1; fi; \
 	done
