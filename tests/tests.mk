@@ -43,11 +43,11 @@ PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
 LINK_FLAGS_FILES := Makefile tests/tests.mk
 
-# make test's last line sums what every suite counted (tests/results.py): a suite's recipe runs it
+# make test's last line sums what every suite counted (tests/summary/results.py): a suite's recipe runs it
 # through $(RESULTS) run (CMocka and pytest output is parsed) or ends with $(RESULTS) passed (a check).
 # One file per suite in $(RESULTS_DIR), whatever the build tree: the order of -j does not matter.
 RESULTS_DIR := build/test-results
-RESULTS = $(PYTHON) tests/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN))
+RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN))
 
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
@@ -66,9 +66,9 @@ TEST_STEPS := test-generator check-generated test-c test-package compilers "test
 test: deps
 	@rm -rf $(RESULTS_DIR)
 	@status=0; for step in $(TEST_STEPS); do \
-	    $(PYTHON) tests/results.py --dir $(RESULTS_DIR) step "$$step" -- $(MAKE) -k $$step || status=1; \
+	    $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) step "$$step" -- $(MAKE) -k $$step || status=1; \
 	done; \
-	$(PYTHON) tests/results.py --dir $(RESULTS_DIR) summary && [ $$status -eq 0 ]
+	$(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) summary && [ $$status -eq 0 ]
 
 test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
@@ -284,9 +284,10 @@ test-docs: all $(INSTALL_DATA) examples deps-test
 # `make compilers` built no ABI program), the fault mocks are built for test-valgrind, the ABI
 # programs for test-build, `make probe` builds the checked-in tree without regenerating it, and
 # `make install` in a tree never built (which compiles first) installs no package and runs no sudo
-# or cmake: a C11 compiler, sed and install(1) are all it needs.
+# or cmake: a C11 compiler, sed and install(1) are all it needs. Then make test's summary
+# (tests/summary/test_results.py).
 MAKECHECK := $(MAKE) --no-print-directory -n --warn-undefined-variables BUILD=build/makecheck
-test-makefiles:
+test-makefiles: deps-test
 	@for goal in all test-build test-valgrind test-c install install-strip probe test-docs; do \
 	    if $(MAKECHECK) $$goal 2>&1 >/dev/null | grep "warning: undefined variable"; then \
 	        echo "test-makefiles: make $$goal uses a variable before it is defined (above)"; exit 1; fi; \
@@ -307,6 +308,7 @@ test-makefiles:
 	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate; \
 	make install needs no package manager, sudo or cmake"
 	@$(RESULTS) passed test-makefiles
+	@$(RESULTS) run tests/summary pytest -- $(PYTHON) -m pytest -q tests/summary
 
 # The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
 # abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
@@ -350,7 +352,7 @@ test-cdef: deps-test
 # and its consumers: C through pkg-config and CMake, LuaJIT, cffi, ctypes, Rust (bindgen).
 PACKAGE_DIR := $(TEST_BUILD)/package
 PACKAGE_PREFIX := /opt/cubind
-test-consumers: all deps-test
+test-consumers: all $(INSTALL_DATA) deps-test
 	rm -rf $(PACKAGE_DIR)
 	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(PACKAGE_DIR))/stage PREFIX=$(PACKAGE_PREFIX) > /dev/null
 	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \

@@ -13,6 +13,10 @@ set -eu
 work=$1 library=$2 version=$3
 here=$(cd "$(dirname "$0")" && pwd)
 realname=$(basename "$library")
+# The make above runs this script as a plain command, not as a recursive make: its jobserver is not
+# ours to use, so the makes below run one job at a time (they only copy files).
+MAKEFLAGS=$(printf '%s' "${MAKEFLAGS:-}" | sed -e 's/ -j[0-9]*//g' -e 's/ --jobserver-[^ ]*//g')
+export MAKEFLAGS
 fail() { echo "test-install: $*"; exit 1; }
 
 rm -rf "$work"

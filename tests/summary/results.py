@@ -112,6 +112,7 @@ def dry_run() -> bool:
 def step(args: argparse.Namespace) -> int:
     if dry_run():  # make -n test: each step shows its commands; nothing is recorded
         return subprocess.run(args.command, close_fds=False, check=False).returncode
+    args.dir.mkdir(parents=True, exist_ok=True)
     before = {path.name for path in args.dir.glob("*.json")}
     status, output = tee(args.command, args.dir / f"step-{args.name}.log")
     recorded = [r for r in read_all(args.dir) if file_name(r) not in before]
@@ -119,7 +120,7 @@ def step(args: argparse.Namespace) -> int:
     failed_targets = {target for found, target in MAKE_ERROR.findall(output) if int(found) == level}
     counted = {r.target for r in recorded if r.failed}
     for target in sorted(failed_targets - counted):
-        write(args.dir, Record(target, "make", args.name, target, 0, 1))
+        write(args.dir, Record(target, "make", args.name if args.name != target else "", target, 0, 1))
     if status != 0 and not failed_targets and not counted:
         write(args.dir, Record(args.name, "make", "", "", 0, 1))
     if status == 0 and not recorded:
