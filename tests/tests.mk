@@ -145,7 +145,7 @@ $(TEST_BUILD)/test_trace: $(TEST_BUILD)/obj/tests/test_trace.o $(TRACE_SUPPORT)
 $(TEST_BUILD)/test_trace-inline: $(TEST_BUILD)/obj-inline/tests/test_trace.o $(TRACE_SUPPORT)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
-# The README's example, built like every example (examples/examples.mk): cubind's headers and -lcubind only.
+# The sgemm example (docs/install.md builds it), built like every example (examples/examples.mk): cubind's headers and -lcubind only.
 $(TEST_BUILD)/sgemm: examples/sgemm.c examples/check.h $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) -lm
