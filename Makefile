@@ -62,7 +62,7 @@ PROBE := $(BUILD)/bin/cubind-probe
 
 .PHONY: bench all help deps deps-build deps-generator deps-test fetch-releases fetch-release-libs generate \
         check-generated probe test \
-        test-generator test-c compilers install deps-install clean
+        test-generator test-c compilers install install-strip clean
 
 all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
 
@@ -75,7 +75,9 @@ help:
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
-	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef and IR (DESTDIR too)"
+	@echo "make test-docs        every code block of README.md and docs/, run as printed"
+	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, docs (DESTDIR too)"
+	@echo "make install-strip    the same, the installed library and probe stripped of debug information"
 	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"
 	@echo "make bench            call overhead, start-up, census, make generate time (docs/benchmarks.md)"
 	@echo "make bench-generate   only the make generate timing (median of runs)"
@@ -161,9 +163,11 @@ probe: deps-build
 	$(PROBE)
 
 # --- install: make install PREFIX=/opt/cubind [DESTDIR=/stage] -------------------------------------
-# Copies what `make` built (nothing is compiled here) and the data files for FFI authors:
-# pkg-config and CMake package files, flat cdef declarations, the IR and its JSON schema.
-INSTALL_DEPS := cmake
+# Copies what `make` built (nothing is compiled here, no package is installed: a C11 compiler and
+# sed are all it takes) and the data files for FFI authors and packagers: pkg-config and CMake
+# package files (from templates, by sed), flat cdef declarations, the IR and its JSON schema, the
+# documentation. `make install` keeps the library as built (with -g, its debug information);
+# `make install-strip` installs, then strips what it installed, as autotools and CMake do.
 PC_FILE := $(BUILD)/pkgconfig/cubind.pc
 CMAKE_FILES := $(BUILD)/cmake/cubindConfig.cmake $(BUILD)/cmake/cubindConfigVersion.cmake
 CDEF_FILES := $(wildcard generated/cdef/*.h generated/cdef/*.txt)
@@ -172,23 +176,32 @@ FFI_EXAMPLES := tests/consumers/ctypes_example.py
 IR_FILES := $(wildcard generated/ir/*.json)
 IR_SCHEMA := ir.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
+STRIP ?= strip
+# The documentation, as laid out in the checkout so that its relative links hold: README.md,
+# the manual (docs/), the API reference and the library table (generated/docs/), the examples.
+DOC_DIR := $(PREFIX)/share/doc/cubind
+DOC_PAGES := $(wildcard docs/*.md)
+DOC_API := $(wildcard generated/docs/api/*.md)
+DOC_EXAMPLES := $(wildcard $(addprefix examples/*.,c h py lua rs))
+# The library's pointer size, from its ELF class (byte 4: 1 is 32-bit, 2 is 64-bit): CMake refuses
+# a package built for another one.
+SIZEOF_VOID_P = $(shell od -An -tu1 -j4 -N1 $(LIBRARY_REAL) 2>/dev/null | awk '{print $$1 * 4}')
+TEMPLATE_SED = sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@VERSION_MAJOR@/$(VERSION_MAJOR)/g' \
+                   -e 's/@VERSION_MINOR@/$(VERSION_MINOR)/g' -e 's/@SIZEOF_VOID_P@/$(SIZEOF_VOID_P)/g'
 
 $(PC_FILE): tools/cubind.pc.in include/cubind/version.h
 	@mkdir -p $(dir $@)
-	sed 's/@VERSION@/$(VERSION)/' $< > $@
+	$(TEMPLATE_SED) $< > $@
 
-$(CMAKE_FILES) &: tools/cmake/package.cmake tools/cmake/cubindConfig.cmake.in include/cubind/version.h | deps-install
-	@mkdir -p $(BUILD)/cmake
-	cmake -DVERSION=$(VERSION) -DVERSION_MAJOR=$(VERSION_MAJOR) -DSIZEOF_VOID_P=$$(getconf LONG_BIT | awk '{print $$1/8}') \
-	    -DOUT=$(abspath $(BUILD)/cmake) -P tools/cmake/package.cmake
-
-deps-install:
-	@sh tools/install-deps.sh $(INSTALL_DEPS)
+$(BUILD)/cmake/%.cmake: tools/cmake/%.cmake.in include/cubind/version.h $(LIBRARY_REAL)
+	@mkdir -p $(dir $@)
+	$(TEMPLATE_SED) $< > $@
 
 install: all $(INSTALL_DATA)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/cubind \
 	    $(DESTDIR)$(PREFIX)/include/cubind $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/cubind/cdef $(DESTDIR)$(PREFIX)/share/cubind/ir
+	    $(DESTDIR)$(PREFIX)/share/cubind/cdef $(DESTDIR)$(PREFIX)/share/cubind/ir \
+	    $(DESTDIR)$(DOC_DIR)/docs/api $(DESTDIR)$(DOC_DIR)/generated/docs $(DESTDIR)$(DOC_DIR)/examples
 	install -m 644 $(LIBRARY_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBRARY_REAL) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
@@ -203,6 +216,17 @@ install: all $(INSTALL_DATA)
 	install -m 644 $(FFI_EXAMPLES) $(DESTDIR)$(PREFIX)/share/doc/cubind/examples/
 	install -m 644 $(IR_FILES) $(DESTDIR)$(PREFIX)/share/cubind/ir/
 	install -m 644 $(IR_SCHEMA) $(DESTDIR)$(PREFIX)/share/cubind/
+	install -m 644 README.md $(DESTDIR)$(DOC_DIR)/
+	install -m 644 $(DOC_PAGES) $(DESTDIR)$(DOC_DIR)/docs/
+	install -m 644 $(DOC_API) $(DESTDIR)$(DOC_DIR)/docs/api/
+	install -m 644 generated/docs/libraries.md $(DESTDIR)$(DOC_DIR)/generated/docs/
+	install -m 644 $(DOC_EXAMPLES) $(DESTDIR)$(DOC_DIR)/examples/
+
+# libtool's choice: shared objects and programs lose every symbol not needed to link or load them
+# (--strip-unneeded keeps the dynamic symbols), the archive only its debug information.
+install-strip: install
+	$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(REALNAME) $(DESTDIR)$(PREFIX)/bin/cubind-probe
+	$(STRIP) --strip-debug $(DESTDIR)$(PREFIX)/lib/libcubind.a
 
 include tests/tests.mk
 include examples/examples.mk

@@ -48,6 +48,7 @@ $(BENCH_DIR)/empty_cubind: bench/empty.c $(LIBRARY_SO) bench/bench.mk
 	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,--no-as-needed $(BENCH_CUBIND_LIBS)
 
 test-bench-build: $(BENCH_PROGRAMS)
+	@$(RESULTS) passed test-bench-build
 
 bench: deps-generator deps-bench deps-bench-ffi $(BENCH_PROGRAMS)
 	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) $(BENCH_FFI_ARGS) --out docs/benchmarks.md

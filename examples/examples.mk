@@ -111,6 +111,7 @@ test-examples: $(EXAMPLES) $(CLANG_EXAMPLES) test-launcher
 	        echo "$$example needs a CUDA library: $$needed"; exit 1; fi; \
 	    echo "$$example needs: $$needed"; \
 	done
+	@$(RESULTS) passed test-examples
 
 # `make compilers` builds the launcher tests with the other compiler too.
 test-build: $(LAUNCHER_TEST) $(LAUNCHER_DRIVER)

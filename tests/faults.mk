@@ -35,7 +35,7 @@ $(SLOW_MOCK): generated/tests/mock_cufft.c tests/mock/slow_constructor.c $(RECOR
 
 test-faults: $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(TEST_BUILD)/test_faults
+	    $(RESULTS) run test_faults cmocka -- $(TEST_BUILD)/test_faults
 
 # Issue 7's fault classes (tests/test_hardening.c), and the set-user-ID helper it runs as nobody.
 HARDENING_OBJECTS := $(TEST_BUILD)/obj/tests/test_hardening.o $(TEST_BUILD)/obj/tests/scenario.o $(LIBRARY_CASES) \
@@ -62,5 +62,5 @@ $(HANDLER_THROW): tests/handler_throw.cpp $(LIBRARY_SO) $(PUBLIC_HEADERS) $(LINK
 
 test-hardening: $(TEST_BUILD)/test_hardening $(SETUID_HELPER) $(HANDLER_THROW) $(MOCKS) $(HALF_MOCKS) $(SLOW_MOCK)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(TEST_BUILD)/test_hardening
+	    $(RESULTS) run test_hardening cmocka -- $(TEST_BUILD)/test_hardening
 	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 $(HANDLER_THROW)

@@ -43,6 +43,12 @@ PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
 LINK_FLAGS_FILES := Makefile tests/tests.mk
 
+# make test's last line sums what every suite counted (tests/summary/results.py): a suite's recipe runs it
+# through $(RESULTS) run (CMocka and pytest output is parsed) or ends with $(RESULTS) passed (a check).
+# One file per suite in $(RESULTS_DIR), whatever the build tree: the order of -j does not matter.
+RESULTS_DIR := build/test-results
+RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN))
+
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
 
@@ -51,20 +57,21 @@ OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
 .PHONY: test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
-        abi-baseline
+        test-docs abi-baseline
 
+# Every step runs (make -k), a failure does not hide what the later steps find; the last line is
+# `cubind: N passed, M failed`, preceded by each suite's counts, and make test fails if M is not 0.
+TEST_STEPS := test-generator check-generated test-c test-releases test-package compilers "test-c SAN=address,undefined" \
+              "test-c SAN=thread" test-valgrind
 test: deps
-	$(MAKE) test-generator
-	$(MAKE) check-generated
-	$(MAKE) test-c
-	$(MAKE) test-package
-	$(MAKE) compilers
-	$(MAKE) test-c SAN=address,undefined
-	$(MAKE) test-c SAN=thread
-	$(MAKE) test-valgrind
+	@rm -rf $(RESULTS_DIR)
+	@status=0; for step in $(TEST_STEPS); do \
+	    $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) step "$$step" -- $(MAKE) -k $$step || status=1; \
+	done; \
+	$(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) summary && [ $$status -eq 0 ]
 
 test-generator: deps-generator deps-test
-	$(PYTHON) -m pytest -q tests/generator
+	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
 test-c: test-layering test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe \
         test-link test-install test-examples test-bench-build
@@ -74,6 +81,7 @@ test-c: test-layering test-abi test-headers test-passthrough test-loader test-tr
 LOADER_OBJECTS := $(filter $(BUILD)/obj/loader/%,$(LIB_OBJECTS))
 test-layering: $(LOADER_OBJECTS)
 	$(PYTHON) tests/check_loader_layers.py loader $(BUILD)/obj/loader docs/loader-internals.md
+	@$(RESULTS) passed test-layering
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
@@ -84,6 +92,7 @@ compilers:
 	    if [ "$$n" -ne $(words $(ABI_PROGRAMS)) ]; then \
 	        echo "compilers: $$n of $(words $(ABI_PROGRAMS)) ABI programs built with $(OTHER_CC)"; exit 1; fi; \
 	    echo "compilers: library, probe, mocks, tests and $$n ABI programs built with $(OTHER_CC)"
+	@$(RESULTS) passed compilers
 
 $(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
 	@mkdir -p $(dir $@)
@@ -157,7 +166,7 @@ $(TEST_BUILD)/test_trace: $(TEST_BUILD)/obj/tests/test_trace.o $(TRACE_SUPPORT)
 $(TEST_BUILD)/test_trace-inline: $(TEST_BUILD)/obj-inline/tests/test_trace.o $(TRACE_SUPPORT)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
-# The README's example, built like every example (examples/examples.mk): cubind's headers and -lcubind only.
+# The sgemm example (docs/install.md builds it), built like every example (examples/examples.mk): cubind's headers and -lcubind only.
 $(TEST_BUILD)/sgemm: examples/sgemm.c examples/check.h $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) -lm
@@ -190,6 +199,7 @@ test-abi: $(ABI_PROGRAMS)
 	    echo "abi $$u: $$(wc -l < $(TEST_BUILD)/abi/$$u-cubind.txt) values, sizes and offsets identical; \
 	$$(grep -c "picks the wrapper out of" generated/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
 	done
+	@$(RESULTS) passed test-abi
 
 # cubind's headers as programs take them (tests/test_headers.sh): each module header alone with the
 # core API; cubind.h and every NVIDIA header in one program, in both orders, CUDA's include
@@ -197,39 +207,42 @@ test-abi: $(ABI_PROGRAMS)
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh generated/tests/header_alone.c generated/tests/include_order.c \
               generated/tests/nvidia_headers.h
 	@tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
+	@$(RESULTS) passed test-headers
 
 test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
 	@for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
 	    echo "$$(basename $$p): every wrapper against the mocks (log: $$p.log)"; \
-	    env $(MOCK_ENV) $$p > $$p.log 2>&1 || \
-	        { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
+	    env $(MOCK_ENV) $$p > $$p.log 2>&1; status=$$?; \
+	    $(RESULTS) count $$(basename $$p) cmocka $$p.log --status $$status; \
+	    [ $$status -eq 0 ] || { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
 	    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $$p.log; \
 	done
 	@$(foreach r,$(CUBIND_RELEASES),for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
 	    echo "$$(basename $$p): every wrapper against the mocks of CUDA $(subst _,.,$(r)) (log: $$p-r$(r).log)"; \
-	    env $(call release_env,$(r)) $$p > $$p-r$(r).log 2>&1 || \
-	        { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p-r$(r).log; exit 1; }; \
+	    env $(call release_env,$(r)) $$p > $$p-r$(r).log 2>&1; status=$$?; \
+	    $(RESULTS) count $$(basename $$p)-r$(r) cmocka $$p-r$(r).log --status $$status; \
+	    [ $$status -eq 0 ] || { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p-r$(r).log; exit 1; }; \
 	    grep -E "^passthrough:" $$p-r$(r).log; \
 	done;)
 
 test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(TEST_BUILD)/test_loader
+	    $(RESULTS) run test_loader cmocka -- $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(TEST_BUILD)/test_libraries
+	    $(RESULTS) run test_libraries cmocka -- $(TEST_BUILD)/test_libraries
 
 test-unload: $(TEST_BUILD)/test_unload
 	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY=$(abspath $(LIBRARY_SONAME)) \
-	    $(TEST_BUILD)/test_unload
+	    $(RESULTS) run test_unload cmocka -- $(TEST_BUILD)/test_unload
 
 test-trace: $(TEST_BUILD)/test_trace $(TEST_BUILD)/test_trace-inline $(MOCKS)
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace-inline
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_trace cmocka -- $(TEST_BUILD)/test_trace
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_trace-inline cmocka -- $(TEST_BUILD)/test_trace-inline
 
 # NVIDIA's libraries keep a few allocations of a failed handle creation (no GPU): LeakSanitizer
 # is told to ignore leaks allocated inside them, never ours.
 test-real: $(TEST_BUILD)/test_real
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(TEST_BUILD)/test_real
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real cmocka -- $(TEST_BUILD)/test_real
 
 # The loader tests under valgrind memcheck: no error, nothing definitely lost (children traced).
 # The first-call race runs a few rounds only (memcheck is slow; TSan covers the race).
@@ -237,43 +250,61 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-k
             --suppressions=$(abspath tests/valgrind.supp)
 test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(VALGRIND) $(TEST_BUILD)/test_loader
+	    $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(VALGRIND) $(TEST_BUILD)/test_libraries
+	    $(RESULTS) --variant valgrind run test_libraries cmocka -- $(VALGRIND) $(TEST_BUILD)/test_libraries
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    CUBIND_TEST_ROUNDS=4 $(VALGRIND) $(TEST_BUILD)/test_faults
+	    CUBIND_TEST_ROUNDS=4 $(RESULTS) --variant valgrind run test_faults cmocka -- $(VALGRIND) $(TEST_BUILD)/test_faults
 
 test-probe: $(PROBE) deps-test
-	CUBIND_PROBE=$(abspath $(PROBE)) $(PYTHON) -m pytest -q tests/probe
+	CUBIND_PROBE=$(abspath $(PROBE)) $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
 
 # libcubind.so needs no CUDA library to load: it opens them itself.
 test-link: $(LIBRARY_SO)
 	@if readelf -d $(LIBRARY_SONAME) | grep NEEDED | grep -i -E "cu(da|blas|fft|rand|solver|sparse|dnn)|nvrtc|nvjitlink|nccl"; then \
 	    echo "libcubind.so links against a CUDA library"; exit 1; fi
 	@echo "libcubind.so needs: $$(readelf -d $(LIBRARY_SONAME) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
+	@$(RESULTS) passed test-link
 
 # An installed tree is all a user needs: its headers and library, nothing of CUDA or of this checkout.
-# `make install` only copies what `make` built: a dry run after `make` shows no compiler.
-test-install: all
-	rm -rf $(TEST_BUILD)/install
-	@if $(MAKE) --no-print-directory -n install PREFIX=$(abspath $(TEST_BUILD)/install) | \
-	    grep -E '^($(CC)|$(AR)|$(CXX)) '; then echo "test-install: make install compiles (above)"; exit 1; fi
-	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TEST_BUILD)/install) > /dev/null
-	$(CC) $(ALL_CFLAGS) -I$(TEST_BUILD)/install/include tests/install_check.c -o $(TEST_BUILD)/install/use \
-	    -L$(TEST_BUILD)/install/lib -lcubind -Wl,-rpath,$(abspath $(TEST_BUILD)/install/lib) $(LDFLAGS_SAN)
-	$(TEST_BUILD)/install/use
-	$(TEST_BUILD)/install/bin/cubind-probe > /dev/null
+# make install and make install-strip only copy (and strip) what `make` built, running no compiler,
+# package manager, sudo or cmake; install-strip leaves no debug information (tests/install/run.sh).
+# The make is named through INSTALL_TEST_MAKE, not $(MAKE): the line is then not a recursive make,
+# which make -n would run.
+INSTALL_TEST_MAKE = $(MAKE) --no-print-directory
+test-install: all $(INSTALL_DATA) deps-test
+	@MAKE="$(INSTALL_TEST_MAKE)" COMPILERS="$(CC) $(CXX) $(AR)" CC="$(CC)" CFLAGS="$(ALL_CFLAGS)" \
+	    LDFLAGS="$(LDFLAGS_SAN)" sh tests/install/run.sh $(abspath $(TEST_BUILD)/install) $(LIBRARY_REAL) $(VERSION)
+	@$(RESULTS) passed test-install
 
 # --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
-test-package: test-makefiles test-exports test-cdef test-consumers
+test-package: test-makefiles test-exports test-cdef test-consumers test-docs
+
+# The code blocks of README.md and docs/*.md, run exactly as printed (tests/docs/run.py; how a block
+# is marked: tests/docs/extract.py, docs/testing.md) with HOME a scratch folder where cubind is
+# installed as the pages install it (PREFIX="$$HOME/.local"); then the links of the installed pages.
+# DOC_WRITTEN_PAGES are written by a program (bench/report.py): measured output, nothing to run.
+DOCS_DIR := $(TEST_BUILD)/docs
+DOC_WRITTEN_PAGES := docs/benchmarks.md
+DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES),$(wildcard docs/*.md))
+test-docs: all $(INSTALL_DATA) examples deps-test
+	rm -rf $(DOCS_DIR)
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null
+	@$(RESULTS) run tests/docs pytest -- $(PYTHON) -m pytest -q tests/docs
+	@$(RESULTS) run snippets snippets -- $(PYTHON) tests/docs/run.py --checkout . --build $(BUILD) \
+	    --home $(DOCS_DIR)/home --work $(DOCS_DIR)/pages --installed-docs $(DOCS_DIR)/home/.local/share/doc/cubind \
+	    $(DOC_CHECKED_PAGES)
 
 # The makefiles, by dry runs in an empty build tree: no variable is used before it is defined
 # (make expands a rule's prerequisites where it reads the rule: ABI_PROGRAMS once was, and
 # `make compilers` built no ABI program), the fault mocks are built for test-valgrind, the ABI
-# programs for test-build, and `make probe` builds the checked-in tree without regenerating it.
+# programs for test-build, `make probe` builds the checked-in tree without regenerating it, and
+# `make install` in a tree never built (which compiles first) installs no package and runs no sudo
+# or cmake: a C11 compiler, sed and install(1) are all it needs. Then make test's summary
+# (tests/summary/test_results.py).
 MAKECHECK := $(MAKE) --no-print-directory -n --warn-undefined-variables BUILD=build/makecheck
-test-makefiles:
-	@for goal in all test-build test-valgrind test-c install probe; do \
+test-makefiles: deps-test
+	@for goal in all test-build test-valgrind test-c install install-strip probe test-docs; do \
 	    if $(MAKECHECK) $$goal 2>&1 >/dev/null | grep "warning: undefined variable"; then \
 	        echo "test-makefiles: make $$goal uses a variable before it is defined (above)"; exit 1; fi; \
 	done
@@ -285,8 +316,15 @@ test-makefiles:
 	    { echo "test-makefiles: make test-build builds $$n of $(words $(ABI_PROGRAMS)) ABI programs"; exit 1; }
 	@if $(MAKECHECK) probe 2>/dev/null | grep -E -- "-m generator|make.* generate"; then \
 	    echo "test-makefiles: make probe regenerates (above)"; exit 1; fi
+	@for goal in install install-strip; do \
+	    if $(MAKECHECK) $$goal 2>/dev/null | grep -E "^(sudo|su|apt-get|apt|dpkg|dpkg-query|cmake|sh tools/install-deps.sh)( |$$)"; then \
+	        echo "test-makefiles: make $$goal runs a package manager, sudo or cmake (above)"; exit 1; fi; \
+	done
 	@echo "test-makefiles: no variable used before its definition; test-valgrind builds its mocks, \
-	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate"
+	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate; \
+	make install needs no package manager, sudo or cmake"
+	@$(RESULTS) passed test-makefiles
+	@$(RESULTS) run tests/summary pytest -- $(PYTHON) -m pytest -q tests/summary
 
 # The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
 # abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
@@ -314,6 +352,7 @@ test-exports: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
 	    { echo "test-exports: the soname of $(LIBRARY_REAL) is not $(SONAME)"; exit 1; }
 	@sh abi/compare.sh "exported symbols" abi/symbols.txt $(EXPORTS_DIR)/symbols.txt
 	@sh abi/compare.sh "public type layout" abi/layout.txt $(EXPORTS_DIR)/layout.txt
+	@$(RESULTS) passed test-exports
 
 # Accept the ABI as it is now (after an intended change: see abi/compare.sh's message).
 abi-baseline: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
@@ -323,12 +362,13 @@ abi-baseline: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
 # The cdef headers: flat, valid C, accepted by LuaJIT's ffi.cdef and cffi's cdef.
 test-cdef: deps-test
 	@sh tests/consumers/cdef_check.sh $(CC) $(CDEF_FILES)
+	@$(RESULTS) passed test-cdef
 
 # An installed tree (DESTDIR staging, so every file must find the others relative to itself)
 # and its consumers: C through pkg-config and CMake, LuaJIT, cffi, ctypes, Rust (bindgen).
 PACKAGE_DIR := $(TEST_BUILD)/package
 PACKAGE_PREFIX := /opt/cubind
-test-consumers: all deps-test
+test-consumers: all $(INSTALL_DATA) deps-test
 	rm -rf $(PACKAGE_DIR)
 	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(PACKAGE_DIR))/stage PREFIX=$(PACKAGE_PREFIX) > /dev/null
 	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \
@@ -342,6 +382,7 @@ test-consumers: all deps-test
 	    { echo "test-consumers: wrong library links"; exit 1; }
 	$(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/bin/cubind-probe > /dev/null
 	sh tests/consumers/run.sh $(abspath $(PACKAGE_DIR))/stage$(PACKAGE_PREFIX) $(abspath $(PACKAGE_DIR))/work $(VERSION) $(CC)
+	@$(RESULTS) passed test-consumers
 
 # --- GPU tests: not in `make test` (CI has no GPU) ----------------------------------------------
 # `make gpu-build` here, then tests/gpu/run.sh on the GPU machine with build/ carried over;
@@ -393,4 +434,5 @@ test-gpu: gpu-build
 # into the releases cache, loaded through libcubind (tests/releases/).
 .PHONY: test-releases
 test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
-	CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(PYTHON) -m pytest -q tests/releases
+	CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/releases pytest -- \
+	    $(PYTHON) -m pytest -q tests/releases

@@ -1,0 +1,5 @@
+"""pytest of tests/docs: the extractor is imported as a module of this folder."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
