@@ -6,6 +6,7 @@
  *      (dl_iterate_phdr; their DT_SONAME, or the file name they were loaded by), and
  *      only a soname found there is asked of dlopen (RTLD_NOLOAD), so that a soname
  *      not loaded costs no search of the file system;
+ *   3b. beside a library it is used with (`coupled`), already loaded by cubind: its folder;
  *   4. the system loader's search by soname, newest first, done here so that every
  *      file is checked before dlopen and known by an absolute path: the search path
  *      the dynamic loader reports (LD_LIBRARY_PATH, rpath; relative and empty entries,
@@ -75,7 +76,7 @@ static void *already_loaded(const cubind__library_desc *d, const cubind__loaded 
 }
 
 static void *discover(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle,
-                      const char **found_by, cubind__strbuf *why, cubind__found *found)
+                      const char *beside, const char **found_by, cubind__strbuf *why, cubind__found *found)
 {
     cubind__strbuf loaded = {0}; /* step 3's text: written only when the whole search fails */
     cubind__strbuf later = {0};  /* steps 4 and 5's, after it */
@@ -110,6 +111,10 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
         *found_by = "already loaded";
         goto done;
     }
+    if (beside != NULL && (handle = cubind__try_beside(d, beside, &later, found)) != NULL) {
+        *found_by = "beside a library it is used with";
+        goto done;
+    }
     handle = cubind__system_search(d, cubind__own_map(&walk), &later, found);
     if (handle != NULL) {
         *found_by = "system loader";
@@ -142,7 +147,7 @@ done:
     return handle;
 }
 
-int cubind__open(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle,
+int cubind__open(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle, const char *beside,
                  cubind__opened *out, cubind__strbuf *why)
 {
     struct link_map *map = NULL;
@@ -154,7 +159,7 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
 
     found.answer.handle = NULL;
     found.real_path[0] = '\0';
-    handle = discover(d, explicit_path, explicit_handle, &found_by, &tried, &found);
+    handle = discover(d, explicit_path, explicit_handle, beside, &found_by, &tried, &found);
     if (handle == NULL) {
         cubind__strbuf_printf(why, "%s not found; tried: %s", d->file, cubind__strbuf_str(&tried));
         cubind__strbuf_free(&tried);

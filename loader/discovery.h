@@ -11,8 +11,10 @@
 #include "strbuf.h"
 
 /* Open the library of `desc`: the explicit handle or path when given, else the
- * discovery order. Returns 0 and fills `out`, or -1 with every attempt in `why`. */
+ * discovery order; `beside` (or NULL) is the folder of a library it is used with, already loaded,
+ * searched after the copies already loaded. Returns 0 and fills `out`, or -1 with every attempt
+ * in `why`. */
 int cubind__open(const cubind__library_desc *desc, const char *explicit_path, void *explicit_handle,
-                 cubind__opened *out, cubind__strbuf *why);
+                 const char *beside, cubind__opened *out, cubind__strbuf *why);
 
 #endif /* CUBIND_LOADER_DISCOVERY_H */

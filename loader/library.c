@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -153,6 +154,24 @@ static int chosen_release(cubind_library library, const cubind__opened *lib, cub
     return release;
 }
 
+/* The folder of a library `library` is used with that cubind has loaded (cuBLAS's for cuBLASLt),
+ * in `buffer`, or NULL: discovery looks there first, so that the two come from one release. */
+static const char *coupled_folder(cubind_library library, char *buffer, size_t size)
+{
+    int other;
+    for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
+        const char *path = states[other].lib.real_path, *slash;
+        if (!(cubind__libraries[library].coupled & (1ULL << other)) ||
+            atomic_load_explicit(&states[other].state, memory_order_acquire) != STATE_LOADED || path == NULL ||
+            (slash = strrchr(path, '/')) == NULL || (size_t)(slash - path) >= size)
+            continue;
+        memcpy(buffer, path, (size_t)(slash - path));
+        buffer[slash - path] = '\0';
+        return buffer;
+    }
+    return NULL;
+}
+
 int cubind__ensure_loaded(cubind_library library)
 {
     struct lib_state *s = &states[library];
@@ -168,7 +187,9 @@ int cubind__ensure_loaded(cubind_library library)
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
         tls_loading[library] = 1;
-        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0 &&
+        char beside[PATH_MAX];
+        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle,
+                         coupled_folder(library, beside, sizeof beside), &s->lib, &why) == 0 &&
             (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
             state = STATE_LOADED;
         } else {

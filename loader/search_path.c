@@ -179,3 +179,19 @@ void *cubind__system_search(const cubind__library_desc *d, void *self, cubind__s
         free(info);
     return handle;
 }
+
+void *cubind__try_beside(const cubind__library_desc *d, const char *dir, cubind__strbuf *why, cubind__found *found)
+{
+    size_t j;
+    void *handle = NULL;
+    for (j = 0; j < d->soname_count && handle == NULL; ++j) {
+        cubind__strbuf spill = {0};
+        char buffer[PATH_MAX];
+        struct stat st;
+        const char *path = join_path(buffer, sizeof buffer, &spill, dir, d->sonames[j], NULL);
+        if (lstat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+            handle = cubind__open_candidate(d, path, "; beside a library it is used with: ", "", why, found);
+        cubind__strbuf_free(&spill);
+    }
+    return handle;
+}

@@ -21,4 +21,10 @@ void *cubind__system_search(const cubind__library_desc *desc, void *self, cubind
  * first in each. Absent files are listed together in `why`, refused ones one by one. */
 void *cubind__try_root(const cubind__library_desc *desc, const char *root, cubind__strbuf *why, cubind__found *found);
 
+/* Each of d's sonames in `dir`, the folder of a library it is used with (cuBLAS's for cuBLASLt), so
+ * that libraries used together come from one release when the folder has one: NULL when none is
+ * there (nothing said) or loads (the reasons in `why`). */
+void *cubind__try_beside(const cubind__library_desc *desc, const char *dir, cubind__strbuf *why,
+                         cubind__found *found);
+
 #endif /* CUBIND_LOADER_SEARCH_PATH_H */

@@ -297,6 +297,21 @@ static int scenario_version_fails(void)
     return 0;
 }
 
+/* cuBLASLt, used with cuBLAS, is looked for beside the cuBLAS cubind loaded before the system's
+ * places: the two then come from one release. */
+static int scenario_coupled_beside(void)
+{
+    struct cubind_library_info blas = {.size = sizeof blas}, lt = {.size = sizeof lt};
+    size_t folder;
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &blas) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLASLT, &lt) == CUBIND_OK);
+    CHECK(same(lt.found_by, "beside a library it is used with"));
+    folder = (size_t)(strrchr(blas.real_path, '/') - blas.real_path);
+    CHECK(strncmp(lt.real_path, blas.real_path, folder + 1) == 0 && strchr(lt.real_path + folder + 1, '/') == NULL);
+    CHECK(lt.release_note == NULL && blas.release_note == NULL);
+    return 0;
+}
+
 /* A library older than every release the bindings know is not loaded: its ABI is unknown. */
 static int scenario_version_too_old(void)
 {
@@ -404,6 +419,7 @@ static const struct scenario scenarios[] = {
     {"versions", scenario_versions},
     {"version_fails", scenario_version_fails},
     {"version_too_old", scenario_version_too_old},
+    {"coupled_beside", scenario_coupled_beside},
     {"race", scenario_race},
     {"race_failure", scenario_race_failure},
     {NULL, NULL},
@@ -430,6 +446,13 @@ static void test_env_override(void **state)
     const char *env[] = {env_of("CUBIND_CUBLAS_PATH", mock_path("libcublas.so.13")), NULL};
     (void)state;
     run("env_override", env, 0);
+}
+
+static void test_coupled_beside(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CUBLAS_PATH", mock_path("libcublas.so.13")), NULL};
+    (void)state;
+    run("coupled_beside", env, 0);
 }
 
 static void test_env_relative_refused(void **state)
@@ -676,6 +699,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_version_query_fails),
         cmocka_unit_test(test_version_too_old),
+        cmocka_unit_test(test_coupled_beside),
         cmocka_unit_test(test_race_first_call),
         cmocka_unit_test(test_race_failing_library),
         cmocka_unit_test(test_status_names),
