@@ -9,7 +9,8 @@
  *   1. a path or dlopen handle given by cubind_set_library_path/handle;
  *   2. the environment variable CUBIND_<LIB>_PATH (full path of the .so);
  *   3. a copy already loaded in the process (newest soname first; the loaded objects are
- *      walked, so a soname not loaded costs no search of the file system);
+ *      walked, so a soname not loaded costs no search of the file system); then the folder of
+ *      a library it is used with that cubind loaded (cuBLAS's for cuBLASLt: one release);
  *   4. the system loader's search by soname, newest major first, done by cubind so that
  *      each file is checked before dlopen: the dynamic loader's search path (LD_LIBRARY_PATH,
  *      rpath; empty and relative entries, the working directory, are skipped), the ld.so
@@ -112,7 +113,7 @@ struct cubind_library_info {
     int found;                 /* 1 when the library is loaded */
     const char *found_by;      /* the discovery step that found it: "cubind_set_library_path",
                                   "cubind_set_library_handle", "CUBIND_<LIB>_PATH", "already loaded",
-                                  "system loader", or the directory variable ("CUDA_PATH", ...,
+                                  "beside a library it is used with", "system loader", or the directory variable ("CUDA_PATH", ...,
                                   "/usr/local/cuda") */
     const char *path;          /* the path it was loaded from (NULL if not found) */
     const char *real_path;     /* that path with symbolic links resolved */
