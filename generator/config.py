@@ -96,9 +96,9 @@ class Library:
     version: VersionQuery
     # the soname's number is the library's major version (libcublas.so.13 is 13.x; libcuda.so.1 is not)
     soname_versioned: bool = True
-    # the function through which the library hands out its entry points by ABI version
-    # (the driver's cuGetProcAddress_v2); None: symbols are looked up by name
-    entry_points: str | None = None
+    # one library for every CUDA release (the driver, libcuda.so.1): called strictly as the newest
+    # release read that is not newer than it, and a function it lacks says which version it needs
+    serves_every_release: bool = False
     # libraries that must come from the same CUDA release as this one
     coupled: tuple[str, ...] = ()
     # statuses the library documents as not failures ("not ready yet"), each with why: returned
@@ -234,7 +234,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
                 refuse=tuple(sorted(lib["version"].get("refuse", {}).items())),
             ),
             soname_versioned=lib.get("soname_versioned", True),
-            entry_points=lib.get("entry_points"),
+            serves_every_release=lib.get("serves_every_release", False),
             coupled=tuple(lib.get("coupled", ())),
             informational=tuple(sorted(lib.get("informational", {}).items())),
         )

@@ -167,8 +167,7 @@ def build(config: Config, irs: list[dict]) -> Model:
         callable_ = [(i, f) for i, f in enumerate(functions) if _callable_with_zeros(f)]
         # not the version query: the mocks answer that one with a version, not the status a test sets
         first = next((f for _, f in callable_ if f["name"] != library.version.function), None)
-        missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function
-                        and f["symbol"] != library.entry_points), None)
+        missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function), None)
         trace_enums, trace_enum_of = _trace_enums(functions, enum_index)
         informational = _informational(library, status)
         libraries.append(

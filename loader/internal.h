@@ -110,8 +110,7 @@ typedef struct cubind__library_desc {
     char refusal_reasons[CUBIND__REFUSED_MAX][CUBIND__REASON_SIZE]; /* what such a file is, one per status */
     size_t refused_count;
     unsigned long long coupled;          /* bit (1 << library) of each library it must share a release with */
-    /* "cuGetProcAddress_v2" where the library hands out its entry points by ABI version, else "" */
-    char entry_point_query[CUBIND__QUERY_NAME_SIZE];
+    int serves_every_release;            /* one library for every CUDA release (the driver) */
     int abi_version;                     /* the CUDA version the bindings were generated for: 13000 */
     int status_success;
     int status_missing_library;

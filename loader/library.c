@@ -258,29 +258,15 @@ static void set_offset(const cubind__symbol_table *table, size_t index, cubind__
                               memory_order_release);
 }
 
-/* A symbol of a loaded library (releases.h's lookup): the driver's through its own
- * cuGetProcAddress at the ABI version the bindings were generated for, when it has one (so an
- * older driver answers with the entry point of that ABI, or with none); any other's as the
- * object itself exports it. `name` is the C API name, which is what cuGetProcAddress takes; NULL
- * asks for exactly `symbol` (another release's entry point). */
+/* A symbol of a loaded library (releases.h's lookup): the one the object itself exports under that
+ * name. The driver too: the symbols NVIDIA's headers select carry their ABI version in their names
+ * (cuMemAlloc_v2), while cuGetProcAddress, asked by API name, hands out the newest form the driver
+ * has at a version (at 13000, cuCtxSynchronize_v2's for cuCtxSynchronize, which takes a context:
+ * seen on driver 580); an older driver is covered by its release's table instead. */
 static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const char *name)
 {
     const struct lib_state *s = state;
-    const cubind__library_desc *d = &cubind__libraries[s - states];
-    if (d->entry_point_query[0] != '\0' && name != NULL) {
-        typedef int (*proc_address_fn)(const char *, void **, int, unsigned long long, int *);
-        cubind__fnptr query = cubind__own_symbol(&s->lib, d->entry_point_query);
-        if (query != NULL) {
-            void *address = NULL;
-            int found = -1;
-            cubind__fnptr fn;
-            if (((proc_address_fn)query)(name, &address, d->abi_version, 0, &found) != d->status_success ||
-                found != 0 || address == NULL)
-                return NULL;
-            memcpy(&fn, &address, sizeof fn);
-            return fn;
-        }
-    }
+    (void)name;
     return cubind__own_symbol(&s->lib, symbol);
 }
 
@@ -297,9 +283,9 @@ static void record_not_callable(cubind_library library, size_t index, const cubi
     const cubind__opened *lib = &states[library].lib;
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     const char *release = cubind__release_name(library, states[library].release);
-    if (r->reason == NULL && d->entry_point_query[0] != '\0' && lib->version[0] >= 0 &&
+    if (r->reason == NULL && d->serves_every_release && lib->version[0] >= 0 &&
         lib->version[0] * 1000 + (lib->version[1] > 0 ? lib->version[1] : 0) * 10 < d->abi_version) {
-        /* asked at the bindings' ABI version, an older library has no such entry point */
+        /* one library for every release, older than the bindings: the function needs a newer one */
         cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
                              d->status_missing_symbol,
                              "%s: not called: it needs %s for CUDA %d.%d (the version these bindings were "

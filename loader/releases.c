@@ -111,11 +111,11 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
     int release, minimum = atomic_load_explicit(&required[library], memory_order_acquire);
     if (t == NULL || t->release_count == 0)
         return 0;
-    /* A library that hands out entry points by ABI version (the driver) gives, for a name, the newest
-     * form it has: only a release it is not older than describes what it gives. */
+    /* One library for every release (the driver): only a release it is not older than describes
+     * what it has. */
     release = t->release_count == 1 && minimum == 0
                   ? 0
-                  : choose(t, version, cubind__libraries[library].entry_point_query[0] != '\0');
+                  : choose(t, version, cubind__libraries[library].serves_every_release);
     if (release < 0) {
         const cubind__release *oldest = cubind__release_at(t, t->release_count - 1);
         cubind__strbuf_printf(why, "its version %d.%d.%d is older than the oldest release these bindings know "

@@ -36,8 +36,8 @@ struct cubind_test_library {
     size_t informational_count;
     int status_failure;                      /* a status that is a failure: neither success nor informational */
     const char *status_failure_name;
-    int abi_version;                         /* entry points asked by ABI version (the driver's
-                                                cuGetProcAddress): the bindings' CUDA version; else 0 */
+    int abi_version;                         /* one library for every release (the driver): the
+                                                bindings' CUDA version; else 0 */
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

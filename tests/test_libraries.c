@@ -77,10 +77,10 @@ static int scenario_missing_symbol(void)
     return 0;
 }
 
-/* A library that hands out its entry points by ABI version (the driver's cuGetProcAddress), older
- * than the bindings (the mock answers version 12.2): a function it does not give is one that needs
- * a newer library, and the record says which version is needed and which is there. */
-static int scenario_missing_entry_point(void)
+/* One library for every release (the driver), older than the bindings (the mock answers version
+ * 12.2): a function it lacks is one that needs a newer library, and the record says which version
+ * is needed and which is there. */
+static int scenario_missing_in_older(void)
 {
     const struct cubind_test_library *t = current();
     const cubind_error *e;
@@ -155,7 +155,7 @@ static void test_library(void **state)
     run_case(t, "missing_symbol", half_mock(t->sonames[0]));
     run_case(t, "version", mock_path(t->sonames[0]));
     if (t->abi_version != 0)
-        run_case_version(t, "missing_entry_point", half_mock(t->sonames[0]), "12.2.0");
+        run_case_version(t, "missing_in_older", half_mock(t->sonames[0]), "12.2.0");
 }
 
 static int setup_case(void **state)
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
         {"missing_library", scenario_missing_library},
         {"missing_symbol", scenario_missing_symbol},
         {"version", scenario_version},
-        {"missing_entry_point", scenario_missing_entry_point},
+        {"missing_in_older", scenario_missing_in_older},
         {NULL, NULL},
     };
     struct CMUnitTest *tests;
