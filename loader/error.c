@@ -344,8 +344,6 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     const char *function;
     size_t name_length = 0;
     const char *status_name;
-    if (cubind__status_informational(table->library, status))
-        return status; /* not a failure ("not ready"): the thread's record and the handler are left alone */
     r = target(t, &in_handler);
     function = cubind__function_name(table, index);
     status_name = cubind__status_name_length(table->library, status, &name_length);
@@ -375,6 +373,22 @@ CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, 
         return status;
     }
     return cubind__status_error(table, index, status);
+}
+
+CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status)
+{
+    if (cubind__status_informational(table->library, status))
+        return status; /* not a failure ("not ready"): the thread's record and the handler are left alone */
+    return cubind__status_error(table, index, status);
+}
+
+CUBIND_COLD int cubind__wrapper_status_informational(const cubind__symbol_table *table, size_t index, int status)
+{
+    if (cubind__status_informational(table->library, status)) {
+        tls.reported = 0; /* what its slow path may have marked */
+        return status;
+    }
+    return cubind__wrapper_status_error(table, index, status);
 }
 
 /* cubind_status_error's refusal (generated/src/libraries.c): a library or an index that names no function. */

@@ -147,9 +147,14 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
 int cubind__status_informational(cubind_library library, int status);
 
 /* Record that function `index` returned the non-success `status`, call the error handler,
- * and return `status` (so that a wrapper's failure branch is one tail call). An informational
- * status (cubind__status_informational) is only returned. */
+ * and return `status` (so that a wrapper's failure branch is one tail call). */
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
+
+/* The same for a library with informational statuses (cubind__status_informational): one of those
+ * is only returned. The wrappers of the other libraries call the functions without the test, so
+ * that their failure path costs what it did before statuses could be informational. */
+CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status);
+CUBIND_COLD int cubind__wrapper_status_informational(const cubind__symbol_table *table, size_t index, int status);
 
 /* The slow path of a status-returning wrapper returns `status`, not success, and has reported
  * it (the loader's error, or the status through cubind__status_error): returns `status`, and

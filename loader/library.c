@@ -273,6 +273,13 @@ static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const 
 void cubind__resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
                                 cubind__resolution *out)
 {
+    if (states[library].release == 0) { /* the bindings' own release: its symbol, as before releases */
+        out->symbol = cubind__symbol_name(table, index);
+        out->fn = cubind__own_symbol(&states[library].lib, out->symbol);
+        out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
+        out->reason = NULL;
+        return;
+    }
     cubind__release_resolve(library, states[library].release, table, index, lookup_symbol, &states[library], out);
 }
 

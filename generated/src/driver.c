@@ -3228,7 +3228,7 @@ static CUresult call_cuGetErrorString(CUresult error, const char **pStr)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(error, pStr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 0, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3263,7 +3263,7 @@ CUresult cubind_driver_get_error_string(CUresult error, const char **pStr)
     cubind__cuGetErrorString_fn cubind_fn = (cubind__cuGetErrorString_fn)cubind__target((cubind__fnptr)slow_cuGetErrorString, &cubind__driver_offsets[0]);
     CUresult cubind_status = cubind_fn(error, pStr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 0, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3281,7 +3281,7 @@ static CUresult call_cuGetErrorName(CUresult error, const char **pStr)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(error, pStr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 1, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3316,7 +3316,7 @@ CUresult cubind_driver_get_error_name(CUresult error, const char **pStr)
     cubind__cuGetErrorName_fn cubind_fn = (cubind__cuGetErrorName_fn)cubind__target((cubind__fnptr)slow_cuGetErrorName, &cubind__driver_offsets[1]);
     CUresult cubind_status = cubind_fn(error, pStr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 1, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3334,7 +3334,7 @@ static CUresult call_cuInit(unsigned int Flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 2, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3368,7 +3368,7 @@ CUresult cubind_driver_init(unsigned int Flags)
     cubind__cuInit_fn cubind_fn = (cubind__cuInit_fn)cubind__target((cubind__fnptr)slow_cuInit, &cubind__driver_offsets[2]);
     CUresult cubind_status = cubind_fn(Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 2, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3386,7 +3386,7 @@ static CUresult call_cuDriverGetVersion(int *driverVersion)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(driverVersion);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 3, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3420,7 +3420,7 @@ CUresult cubind_driver_driver_get_version(int *driverVersion)
     cubind__cuDriverGetVersion_fn cubind_fn = (cubind__cuDriverGetVersion_fn)cubind__target((cubind__fnptr)slow_cuDriverGetVersion, &cubind__driver_offsets[3]);
     CUresult cubind_status = cubind_fn(driverVersion);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 3, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3438,7 +3438,7 @@ static CUresult call_cuDeviceGet(CUdevice *device, int ordinal)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, ordinal);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 4, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3473,7 +3473,7 @@ CUresult cubind_driver_device_get(CUdevice *device, int ordinal)
     cubind__cuDeviceGet_fn cubind_fn = (cubind__cuDeviceGet_fn)cubind__target((cubind__fnptr)slow_cuDeviceGet, &cubind__driver_offsets[4]);
     CUresult cubind_status = cubind_fn(device, ordinal);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 4, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3491,7 +3491,7 @@ static CUresult call_cuDeviceGetCount(int *count)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 5, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3525,7 +3525,7 @@ CUresult cubind_driver_device_get_count(int *count)
     cubind__cuDeviceGetCount_fn cubind_fn = (cubind__cuDeviceGetCount_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetCount, &cubind__driver_offsets[5]);
     CUresult cubind_status = cubind_fn(count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 5, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3543,7 +3543,7 @@ static CUresult call_cuDeviceGetName(char *name, int len, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(name, len, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 6, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3579,7 +3579,7 @@ CUresult cubind_driver_device_get_name(char *name, int len, CUdevice dev)
     cubind__cuDeviceGetName_fn cubind_fn = (cubind__cuDeviceGetName_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetName, &cubind__driver_offsets[6]);
     CUresult cubind_status = cubind_fn(name, len, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 6, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3597,7 +3597,7 @@ static CUresult call_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(uuid, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 7, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3632,7 +3632,7 @@ CUresult cubind_driver_device_get_uuid(CUuuid *uuid, CUdevice dev)
     cubind__cuDeviceGetUuid_v2_fn cubind_fn = (cubind__cuDeviceGetUuid_v2_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetUuid_v2, &cubind__driver_offsets[7]);
     CUresult cubind_status = cubind_fn(uuid, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 7, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3650,7 +3650,7 @@ static CUresult call_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, C
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(luid, deviceNodeMask, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 8, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3686,7 +3686,7 @@ CUresult cubind_driver_device_get_luid(char *luid, unsigned int *deviceNodeMask,
     cubind__cuDeviceGetLuid_fn cubind_fn = (cubind__cuDeviceGetLuid_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetLuid, &cubind__driver_offsets[8]);
     CUresult cubind_status = cubind_fn(luid, deviceNodeMask, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 8, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3704,7 +3704,7 @@ static CUresult call_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(bytes, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 9, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3739,7 +3739,7 @@ CUresult cubind_driver_device_total_mem(size_t *bytes, CUdevice dev)
     cubind__cuDeviceTotalMem_v2_fn cubind_fn = (cubind__cuDeviceTotalMem_v2_fn)cubind__target((cubind__fnptr)slow_cuDeviceTotalMem_v2, &cubind__driver_offsets[9]);
     CUresult cubind_status = cubind_fn(bytes, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 9, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3757,7 +3757,7 @@ static CUresult call_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElemen
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(maxWidthInElements, format, numChannels, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 10, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3794,7 +3794,7 @@ CUresult cubind_driver_device_get_texture1_d_linear_max_width(size_t *maxWidthIn
     cubind__cuDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cuDeviceGetTexture1DLinearMaxWidth_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetTexture1DLinearMaxWidth, &cubind__driver_offsets[10]);
     CUresult cubind_status = cubind_fn(maxWidthInElements, format, numChannels, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 10, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3812,7 +3812,7 @@ static CUresult call_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, attrib, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 11, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3848,7 +3848,7 @@ CUresult cubind_driver_device_get_attribute(int *pi, CUdevice_attribute attrib, 
     cubind__cuDeviceGetAttribute_fn cubind_fn = (cubind__cuDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetAttribute, &cubind__driver_offsets[11]);
     CUresult cubind_status = cubind_fn(pi, attrib, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 11, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3866,7 +3866,7 @@ static CUresult call_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilitie
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 12, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3903,7 +3903,7 @@ CUresult cubind_driver_device_get_host_atomic_capabilities(unsigned int *capabil
     cubind__cuDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetHostAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetHostAtomicCapabilities, &cubind__driver_offsets[12]);
     CUresult cubind_status = cubind_fn(capabilities, operations, count, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 12, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3921,7 +3921,7 @@ static CUresult call_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUd
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(nvSciSyncAttrList, dev, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 13, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3957,7 +3957,7 @@ CUresult cubind_driver_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList
     cubind__cuDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cuDeviceGetNvSciSyncAttributes_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetNvSciSyncAttributes, &cubind__driver_offsets[13]);
     CUresult cubind_status = cubind_fn(nvSciSyncAttrList, dev, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 13, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3975,7 +3975,7 @@ static CUresult call_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, pool);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 14, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4010,7 +4010,7 @@ CUresult cubind_driver_device_set_mem_pool(CUdevice dev, CUmemoryPool pool)
     cubind__cuDeviceSetMemPool_fn cubind_fn = (cubind__cuDeviceSetMemPool_fn)cubind__target((cubind__fnptr)slow_cuDeviceSetMemPool, &cubind__driver_offsets[14]);
     CUresult cubind_status = cubind_fn(dev, pool);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 14, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4028,7 +4028,7 @@ static CUresult call_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 15, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4063,7 +4063,7 @@ CUresult cubind_driver_device_get_mem_pool(CUmemoryPool *pool, CUdevice dev)
     cubind__cuDeviceGetMemPool_fn cubind_fn = (cubind__cuDeviceGetMemPool_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetMemPool, &cubind__driver_offsets[15]);
     CUresult cubind_status = cubind_fn(pool, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 15, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4081,7 +4081,7 @@ static CUresult call_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool_out, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 16, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4116,7 +4116,7 @@ CUresult cubind_driver_device_get_default_mem_pool(CUmemoryPool *pool_out, CUdev
     cubind__cuDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cuDeviceGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetDefaultMemPool, &cubind__driver_offsets[16]);
     CUresult cubind_status = cubind_fn(pool_out, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 16, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4134,7 +4134,7 @@ static CUresult call_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, type, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 17, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4170,7 +4170,7 @@ CUresult cubind_driver_device_get_exec_affinity_support(int *pi, CUexecAffinityT
     cubind__cuDeviceGetExecAffinitySupport_fn cubind_fn = (cubind__cuDeviceGetExecAffinitySupport_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetExecAffinitySupport, &cubind__driver_offsets[17]);
     CUresult cubind_status = cubind_fn(pi, type, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 17, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4188,7 +4188,7 @@ static CUresult call_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(target, scope);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 18, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4223,7 +4223,7 @@ CUresult cubind_driver_flush_gpu_direct_rdma_writes(CUflushGPUDirectRDMAWritesTa
     cubind__cuFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cuFlushGPUDirectRDMAWrites_fn)cubind__target((cubind__fnptr)slow_cuFlushGPUDirectRDMAWrites, &cubind__driver_offsets[18]);
     CUresult cubind_status = cubind_fn(target, scope);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 18, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4241,7 +4241,7 @@ static CUresult call_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(prop, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 19, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4276,7 +4276,7 @@ CUresult cubind_driver_device_get_properties(CUdevprop *prop, CUdevice dev)
     cubind__cuDeviceGetProperties_fn cubind_fn = (cubind__cuDeviceGetProperties_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetProperties, &cubind__driver_offsets[19]);
     CUresult cubind_status = cubind_fn(prop, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 19, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4294,7 +4294,7 @@ static CUresult call_cuDeviceComputeCapability(int *major, int *minor, CUdevice 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 20, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4330,7 +4330,7 @@ CUresult cubind_driver_device_compute_capability(int *major, int *minor, CUdevic
     cubind__cuDeviceComputeCapability_fn cubind_fn = (cubind__cuDeviceComputeCapability_fn)cubind__target((cubind__fnptr)slow_cuDeviceComputeCapability, &cubind__driver_offsets[20]);
     CUresult cubind_status = cubind_fn(major, minor, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 20, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4348,7 +4348,7 @@ static CUresult call_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 21, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4383,7 +4383,7 @@ CUresult cubind_driver_device_primary_ctx_retain(CUcontext *pctx, CUdevice dev)
     cubind__cuDevicePrimaryCtxRetain_fn cubind_fn = (cubind__cuDevicePrimaryCtxRetain_fn)cubind__target((cubind__fnptr)slow_cuDevicePrimaryCtxRetain, &cubind__driver_offsets[21]);
     CUresult cubind_status = cubind_fn(pctx, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 21, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4401,7 +4401,7 @@ static CUresult call_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 22, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4435,7 +4435,7 @@ CUresult cubind_driver_device_primary_ctx_release(CUdevice dev)
     cubind__cuDevicePrimaryCtxRelease_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxRelease_v2_fn)cubind__target((cubind__fnptr)slow_cuDevicePrimaryCtxRelease_v2, &cubind__driver_offsets[22]);
     CUresult cubind_status = cubind_fn(dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 22, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4453,7 +4453,7 @@ static CUresult call_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int fl
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 23, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4488,7 +4488,7 @@ CUresult cubind_driver_device_primary_ctx_set_flags(CUdevice dev, unsigned int f
     cubind__cuDevicePrimaryCtxSetFlags_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxSetFlags_v2_fn)cubind__target((cubind__fnptr)slow_cuDevicePrimaryCtxSetFlags_v2, &cubind__driver_offsets[23]);
     CUresult cubind_status = cubind_fn(dev, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 23, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4506,7 +4506,7 @@ static CUresult call_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flag
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, flags, active);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 24, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4542,7 +4542,7 @@ CUresult cubind_driver_device_primary_ctx_get_state(CUdevice dev, unsigned int *
     cubind__cuDevicePrimaryCtxGetState_fn cubind_fn = (cubind__cuDevicePrimaryCtxGetState_fn)cubind__target((cubind__fnptr)slow_cuDevicePrimaryCtxGetState, &cubind__driver_offsets[24]);
     CUresult cubind_status = cubind_fn(dev, flags, active);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 24, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4560,7 +4560,7 @@ static CUresult call_cuDevicePrimaryCtxReset_v2(CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 25, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4594,7 +4594,7 @@ CUresult cubind_driver_device_primary_ctx_reset(CUdevice dev)
     cubind__cuDevicePrimaryCtxReset_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxReset_v2_fn)cubind__target((cubind__fnptr)slow_cuDevicePrimaryCtxReset_v2, &cubind__driver_offsets[25]);
     CUresult cubind_status = cubind_fn(dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 25, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4612,7 +4612,7 @@ static CUresult call_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreat
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx, ctxCreateParams, flags, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 26, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4649,7 +4649,7 @@ CUresult cubind_driver_ctx_create(CUcontext *pctx, CUctxCreateParams *ctxCreateP
     cubind__cuCtxCreate_v4_fn cubind_fn = (cubind__cuCtxCreate_v4_fn)cubind__target((cubind__fnptr)slow_cuCtxCreate_v4, &cubind__driver_offsets[26]);
     CUresult cubind_status = cubind_fn(pctx, ctxCreateParams, flags, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 26, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4667,7 +4667,7 @@ static CUresult call_cuCtxDestroy_v2(CUcontext ctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 27, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4701,7 +4701,7 @@ CUresult cubind_driver_ctx_destroy(CUcontext ctx)
     cubind__cuCtxDestroy_v2_fn cubind_fn = (cubind__cuCtxDestroy_v2_fn)cubind__target((cubind__fnptr)slow_cuCtxDestroy_v2, &cubind__driver_offsets[27]);
     CUresult cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 27, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4719,7 +4719,7 @@ static CUresult call_cuCtxPushCurrent_v2(CUcontext ctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 28, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4753,7 +4753,7 @@ CUresult cubind_driver_ctx_push_current(CUcontext ctx)
     cubind__cuCtxPushCurrent_v2_fn cubind_fn = (cubind__cuCtxPushCurrent_v2_fn)cubind__target((cubind__fnptr)slow_cuCtxPushCurrent_v2, &cubind__driver_offsets[28]);
     CUresult cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 28, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4771,7 +4771,7 @@ static CUresult call_cuCtxPopCurrent_v2(CUcontext *pctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 29, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4805,7 +4805,7 @@ CUresult cubind_driver_ctx_pop_current(CUcontext *pctx)
     cubind__cuCtxPopCurrent_v2_fn cubind_fn = (cubind__cuCtxPopCurrent_v2_fn)cubind__target((cubind__fnptr)slow_cuCtxPopCurrent_v2, &cubind__driver_offsets[29]);
     CUresult cubind_status = cubind_fn(pctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 29, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4823,7 +4823,7 @@ static CUresult call_cuCtxSetCurrent(CUcontext ctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 30, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4857,7 +4857,7 @@ CUresult cubind_driver_ctx_set_current(CUcontext ctx)
     cubind__cuCtxSetCurrent_fn cubind_fn = (cubind__cuCtxSetCurrent_fn)cubind__target((cubind__fnptr)slow_cuCtxSetCurrent, &cubind__driver_offsets[30]);
     CUresult cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 30, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4875,7 +4875,7 @@ static CUresult call_cuCtxGetCurrent(CUcontext *pctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 31, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4909,7 +4909,7 @@ CUresult cubind_driver_ctx_get_current(CUcontext *pctx)
     cubind__cuCtxGetCurrent_fn cubind_fn = (cubind__cuCtxGetCurrent_fn)cubind__target((cubind__fnptr)slow_cuCtxGetCurrent, &cubind__driver_offsets[31]);
     CUresult cubind_status = cubind_fn(pctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 31, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4927,7 +4927,7 @@ static CUresult call_cuCtxGetDevice(CUdevice *device)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 32, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4961,7 +4961,7 @@ CUresult cubind_driver_ctx_get_device(CUdevice *device)
     cubind__cuCtxGetDevice_fn cubind_fn = (cubind__cuCtxGetDevice_fn)cubind__target((cubind__fnptr)slow_cuCtxGetDevice, &cubind__driver_offsets[32]);
     CUresult cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 32, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4979,7 +4979,7 @@ static CUresult call_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 33, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5014,7 +5014,7 @@ CUresult cubind_driver_ctx_get_device_v2(CUdevice *device, CUcontext ctx)
     cubind__cuCtxGetDevice_v2_fn cubind_fn = (cubind__cuCtxGetDevice_v2_fn)cubind__target((cubind__fnptr)slow_cuCtxGetDevice_v2, &cubind__driver_offsets[33]);
     CUresult cubind_status = cubind_fn(device, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 33, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5032,7 +5032,7 @@ static CUresult call_cuCtxGetFlags(unsigned int *flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 34, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5066,7 +5066,7 @@ CUresult cubind_driver_ctx_get_flags(unsigned int *flags)
     cubind__cuCtxGetFlags_fn cubind_fn = (cubind__cuCtxGetFlags_fn)cubind__target((cubind__fnptr)slow_cuCtxGetFlags, &cubind__driver_offsets[34]);
     CUresult cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 34, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5084,7 +5084,7 @@ static CUresult call_cuCtxSetFlags(unsigned int flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 35, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5118,7 +5118,7 @@ CUresult cubind_driver_ctx_set_flags(unsigned int flags)
     cubind__cuCtxSetFlags_fn cubind_fn = (cubind__cuCtxSetFlags_fn)cubind__target((cubind__fnptr)slow_cuCtxSetFlags, &cubind__driver_offsets[35]);
     CUresult cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 35, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5136,7 +5136,7 @@ static CUresult call_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx, ctxId);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 36, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5171,7 +5171,7 @@ CUresult cubind_driver_ctx_get_id(CUcontext ctx, unsigned long long *ctxId)
     cubind__cuCtxGetId_fn cubind_fn = (cubind__cuCtxGetId_fn)cubind__target((cubind__fnptr)slow_cuCtxGetId, &cubind__driver_offsets[36]);
     CUresult cubind_status = cubind_fn(ctx, ctxId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 36, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5189,7 +5189,7 @@ static CUresult call_cuCtxSynchronize(void)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 37, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5222,7 +5222,7 @@ CUresult cubind_driver_ctx_synchronize(void)
     cubind__cuCtxSynchronize_fn cubind_fn = (cubind__cuCtxSynchronize_fn)cubind__target((cubind__fnptr)slow_cuCtxSynchronize, &cubind__driver_offsets[37]);
     CUresult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 37, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5240,7 +5240,7 @@ static CUresult call_cuCtxSynchronize_v2(CUcontext ctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 38, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5274,7 +5274,7 @@ CUresult cubind_driver_ctx_synchronize_v2(CUcontext ctx)
     cubind__cuCtxSynchronize_v2_fn cubind_fn = (cubind__cuCtxSynchronize_v2_fn)cubind__target((cubind__fnptr)slow_cuCtxSynchronize_v2, &cubind__driver_offsets[38]);
     CUresult cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 38, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5292,7 +5292,7 @@ static CUresult call_cuCtxSetLimit(CUlimit limit, size_t value)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(limit, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 39, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5327,7 +5327,7 @@ CUresult cubind_driver_ctx_set_limit(CUlimit limit, size_t value)
     cubind__cuCtxSetLimit_fn cubind_fn = (cubind__cuCtxSetLimit_fn)cubind__target((cubind__fnptr)slow_cuCtxSetLimit, &cubind__driver_offsets[39]);
     CUresult cubind_status = cubind_fn(limit, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 39, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5345,7 +5345,7 @@ static CUresult call_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pvalue, limit);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 40, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5380,7 +5380,7 @@ CUresult cubind_driver_ctx_get_limit(size_t *pvalue, CUlimit limit)
     cubind__cuCtxGetLimit_fn cubind_fn = (cubind__cuCtxGetLimit_fn)cubind__target((cubind__fnptr)slow_cuCtxGetLimit, &cubind__driver_offsets[40]);
     CUresult cubind_status = cubind_fn(pvalue, limit);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 40, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5398,7 +5398,7 @@ static CUresult call_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pconfig);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 41, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 41, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5432,7 +5432,7 @@ CUresult cubind_driver_ctx_get_cache_config(CUfunc_cache *pconfig)
     cubind__cuCtxGetCacheConfig_fn cubind_fn = (cubind__cuCtxGetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cuCtxGetCacheConfig, &cubind__driver_offsets[41]);
     CUresult cubind_status = cubind_fn(pconfig);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 41, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5450,7 +5450,7 @@ static CUresult call_cuCtxSetCacheConfig(CUfunc_cache config)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(config);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 42, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 42, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5484,7 +5484,7 @@ CUresult cubind_driver_ctx_set_cache_config(CUfunc_cache config)
     cubind__cuCtxSetCacheConfig_fn cubind_fn = (cubind__cuCtxSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cuCtxSetCacheConfig, &cubind__driver_offsets[42]);
     CUresult cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 42, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5502,7 +5502,7 @@ static CUresult call_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx, version);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 43, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 43, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5537,7 +5537,7 @@ CUresult cubind_driver_ctx_get_api_version(CUcontext ctx, unsigned int *version)
     cubind__cuCtxGetApiVersion_fn cubind_fn = (cubind__cuCtxGetApiVersion_fn)cubind__target((cubind__fnptr)slow_cuCtxGetApiVersion, &cubind__driver_offsets[43]);
     CUresult cubind_status = cubind_fn(ctx, version);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 43, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5555,7 +5555,7 @@ static CUresult call_cuCtxGetStreamPriorityRange(int *leastPriority, int *greate
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 44, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 44, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5590,7 +5590,7 @@ CUresult cubind_driver_ctx_get_stream_priority_range(int *leastPriority, int *gr
     cubind__cuCtxGetStreamPriorityRange_fn cubind_fn = (cubind__cuCtxGetStreamPriorityRange_fn)cubind__target((cubind__fnptr)slow_cuCtxGetStreamPriorityRange, &cubind__driver_offsets[44]);
     CUresult cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 44, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5608,7 +5608,7 @@ static CUresult call_cuCtxResetPersistingL2Cache(void)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 45, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 45, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5641,7 +5641,7 @@ CUresult cubind_driver_ctx_reset_persisting_l2cache(void)
     cubind__cuCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cuCtxResetPersistingL2Cache_fn)cubind__target((cubind__fnptr)slow_cuCtxResetPersistingL2Cache, &cubind__driver_offsets[45]);
     CUresult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 45, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5659,7 +5659,7 @@ static CUresult call_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pExecAffinity, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 46, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 46, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5694,7 +5694,7 @@ CUresult cubind_driver_ctx_get_exec_affinity(CUexecAffinityParam *pExecAffinity,
     cubind__cuCtxGetExecAffinity_fn cubind_fn = (cubind__cuCtxGetExecAffinity_fn)cubind__target((cubind__fnptr)slow_cuCtxGetExecAffinity, &cubind__driver_offsets[46]);
     CUresult cubind_status = cubind_fn(pExecAffinity, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 46, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5712,7 +5712,7 @@ static CUresult call_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 47, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 47, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5747,7 +5747,7 @@ CUresult cubind_driver_ctx_record_event(CUcontext hCtx, CUevent hEvent)
     cubind__cuCtxRecordEvent_fn cubind_fn = (cubind__cuCtxRecordEvent_fn)cubind__target((cubind__fnptr)slow_cuCtxRecordEvent, &cubind__driver_offsets[47]);
     CUresult cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 47, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5765,7 +5765,7 @@ static CUresult call_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 48, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 48, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5800,7 +5800,7 @@ CUresult cubind_driver_ctx_wait_event(CUcontext hCtx, CUevent hEvent)
     cubind__cuCtxWaitEvent_fn cubind_fn = (cubind__cuCtxWaitEvent_fn)cubind__target((cubind__fnptr)slow_cuCtxWaitEvent, &cubind__driver_offsets[48]);
     CUresult cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 48, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5818,7 +5818,7 @@ static CUresult call_cuCtxAttach(CUcontext *pctx, unsigned int flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 49, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 49, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5853,7 +5853,7 @@ CUresult cubind_driver_ctx_attach(CUcontext *pctx, unsigned int flags)
     cubind__cuCtxAttach_fn cubind_fn = (cubind__cuCtxAttach_fn)cubind__target((cubind__fnptr)slow_cuCtxAttach, &cubind__driver_offsets[49]);
     CUresult cubind_status = cubind_fn(pctx, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 49, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5871,7 +5871,7 @@ static CUresult call_cuCtxDetach(CUcontext ctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 50, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 50, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5905,7 +5905,7 @@ CUresult cubind_driver_ctx_detach(CUcontext ctx)
     cubind__cuCtxDetach_fn cubind_fn = (cubind__cuCtxDetach_fn)cubind__target((cubind__fnptr)slow_cuCtxDetach, &cubind__driver_offsets[50]);
     CUresult cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 50, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5923,7 +5923,7 @@ static CUresult call_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pConfig);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 51, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 51, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5957,7 +5957,7 @@ CUresult cubind_driver_ctx_get_shared_mem_config(CUsharedconfig *pConfig)
     cubind__cuCtxGetSharedMemConfig_fn cubind_fn = (cubind__cuCtxGetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cuCtxGetSharedMemConfig, &cubind__driver_offsets[51]);
     CUresult cubind_status = cubind_fn(pConfig);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 51, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5975,7 +5975,7 @@ static CUresult call_cuCtxSetSharedMemConfig(CUsharedconfig config)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(config);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 52, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 52, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6009,7 +6009,7 @@ CUresult cubind_driver_ctx_set_shared_mem_config(CUsharedconfig config)
     cubind__cuCtxSetSharedMemConfig_fn cubind_fn = (cubind__cuCtxSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cuCtxSetSharedMemConfig, &cubind__driver_offsets[52]);
     CUresult cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 52, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6027,7 +6027,7 @@ static CUresult call_cuModuleLoad(CUmodule *module, const char *fname)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, fname);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 53, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 53, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6062,7 +6062,7 @@ CUresult cubind_driver_module_load(CUmodule *module, const char *fname)
     cubind__cuModuleLoad_fn cubind_fn = (cubind__cuModuleLoad_fn)cubind__target((cubind__fnptr)slow_cuModuleLoad, &cubind__driver_offsets[53]);
     CUresult cubind_status = cubind_fn(module, fname);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 53, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6080,7 +6080,7 @@ static CUresult call_cuModuleLoadData(CUmodule *module, const void *image)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, image);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 54, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 54, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6115,7 +6115,7 @@ CUresult cubind_driver_module_load_data(CUmodule *module, const void *image)
     cubind__cuModuleLoadData_fn cubind_fn = (cubind__cuModuleLoadData_fn)cubind__target((cubind__fnptr)slow_cuModuleLoadData, &cubind__driver_offsets[54]);
     CUresult cubind_status = cubind_fn(module, image);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 54, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6133,7 +6133,7 @@ static CUresult call_cuModuleLoadDataEx(CUmodule *module, const void *image, uns
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, image, numOptions, options, optionValues);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 55, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 55, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6171,7 +6171,7 @@ CUresult cubind_driver_module_load_data_ex(CUmodule *module, const void *image, 
     cubind__cuModuleLoadDataEx_fn cubind_fn = (cubind__cuModuleLoadDataEx_fn)cubind__target((cubind__fnptr)slow_cuModuleLoadDataEx, &cubind__driver_offsets[55]);
     CUresult cubind_status = cubind_fn(module, image, numOptions, options, optionValues);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 55, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6189,7 +6189,7 @@ static CUresult call_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, fatCubin);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 56, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 56, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6224,7 +6224,7 @@ CUresult cubind_driver_module_load_fat_binary(CUmodule *module, const void *fatC
     cubind__cuModuleLoadFatBinary_fn cubind_fn = (cubind__cuModuleLoadFatBinary_fn)cubind__target((cubind__fnptr)slow_cuModuleLoadFatBinary, &cubind__driver_offsets[56]);
     CUresult cubind_status = cubind_fn(module, fatCubin);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 56, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6242,7 +6242,7 @@ static CUresult call_cuModuleUnload(CUmodule hmod)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hmod);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 57, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 57, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6276,7 +6276,7 @@ CUresult cubind_driver_module_unload(CUmodule hmod)
     cubind__cuModuleUnload_fn cubind_fn = (cubind__cuModuleUnload_fn)cubind__target((cubind__fnptr)slow_cuModuleUnload, &cubind__driver_offsets[57]);
     CUresult cubind_status = cubind_fn(hmod);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 57, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6294,7 +6294,7 @@ static CUresult call_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mode);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 58, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 58, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6328,7 +6328,7 @@ CUresult cubind_driver_module_get_loading_mode(CUmoduleLoadingMode *mode)
     cubind__cuModuleGetLoadingMode_fn cubind_fn = (cubind__cuModuleGetLoadingMode_fn)cubind__target((cubind__fnptr)slow_cuModuleGetLoadingMode, &cubind__driver_offsets[58]);
     CUresult cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 58, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6346,7 +6346,7 @@ static CUresult call_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, hmod, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 59, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 59, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6382,7 +6382,7 @@ CUresult cubind_driver_module_get_function(CUfunction *hfunc, CUmodule hmod, con
     cubind__cuModuleGetFunction_fn cubind_fn = (cubind__cuModuleGetFunction_fn)cubind__target((cubind__fnptr)slow_cuModuleGetFunction, &cubind__driver_offsets[59]);
     CUresult cubind_status = cubind_fn(hfunc, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 59, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6400,7 +6400,7 @@ static CUresult call_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, mod);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 60, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 60, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6435,7 +6435,7 @@ CUresult cubind_driver_module_get_function_count(unsigned int *count, CUmodule m
     cubind__cuModuleGetFunctionCount_fn cubind_fn = (cubind__cuModuleGetFunctionCount_fn)cubind__target((cubind__fnptr)slow_cuModuleGetFunctionCount, &cubind__driver_offsets[60]);
     CUresult cubind_status = cubind_fn(count, mod);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 60, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6453,7 +6453,7 @@ static CUresult call_cuModuleEnumerateFunctions(CUfunction *functions, unsigned 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(functions, numFunctions, mod);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 61, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 61, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6489,7 +6489,7 @@ CUresult cubind_driver_module_enumerate_functions(CUfunction *functions, unsigne
     cubind__cuModuleEnumerateFunctions_fn cubind_fn = (cubind__cuModuleEnumerateFunctions_fn)cubind__target((cubind__fnptr)slow_cuModuleEnumerateFunctions, &cubind__driver_offsets[61]);
     CUresult cubind_status = cubind_fn(functions, numFunctions, mod);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 61, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6507,7 +6507,7 @@ static CUresult call_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, hmod, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 62, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 62, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6544,7 +6544,7 @@ CUresult cubind_driver_module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmod
     cubind__cuModuleGetGlobal_v2_fn cubind_fn = (cubind__cuModuleGetGlobal_v2_fn)cubind__target((cubind__fnptr)slow_cuModuleGetGlobal_v2, &cubind__driver_offsets[62]);
     CUresult cubind_status = cubind_fn(dptr, bytes, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 62, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6562,7 +6562,7 @@ static CUresult call_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *opti
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numOptions, options, optionValues, stateOut);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 63, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 63, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6599,7 +6599,7 @@ CUresult cubind_driver_link_create(unsigned int numOptions, CUjit_option *option
     cubind__cuLinkCreate_v2_fn cubind_fn = (cubind__cuLinkCreate_v2_fn)cubind__target((cubind__fnptr)slow_cuLinkCreate_v2, &cubind__driver_offsets[63]);
     CUresult cubind_status = cubind_fn(numOptions, options, optionValues, stateOut);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 63, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6617,7 +6617,7 @@ static CUresult call_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, vo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, type, data, size, name, numOptions, options, optionValues);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 64, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 64, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6658,7 +6658,7 @@ CUresult cubind_driver_link_add_data(CUlinkState state, CUjitInputType type, voi
     cubind__cuLinkAddData_v2_fn cubind_fn = (cubind__cuLinkAddData_v2_fn)cubind__target((cubind__fnptr)slow_cuLinkAddData_v2, &cubind__driver_offsets[64]);
     CUresult cubind_status = cubind_fn(state, type, data, size, name, numOptions, options, optionValues);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 64, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6676,7 +6676,7 @@ static CUresult call_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, co
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, type, path, numOptions, options, optionValues);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 65, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 65, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6715,7 +6715,7 @@ CUresult cubind_driver_link_add_file(CUlinkState state, CUjitInputType type, con
     cubind__cuLinkAddFile_v2_fn cubind_fn = (cubind__cuLinkAddFile_v2_fn)cubind__target((cubind__fnptr)slow_cuLinkAddFile_v2, &cubind__driver_offsets[65]);
     CUresult cubind_status = cubind_fn(state, type, path, numOptions, options, optionValues);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 65, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6733,7 +6733,7 @@ static CUresult call_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, cubinOut, sizeOut);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 66, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 66, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6769,7 +6769,7 @@ CUresult cubind_driver_link_complete(CUlinkState state, void **cubinOut, size_t 
     cubind__cuLinkComplete_fn cubind_fn = (cubind__cuLinkComplete_fn)cubind__target((cubind__fnptr)slow_cuLinkComplete, &cubind__driver_offsets[66]);
     CUresult cubind_status = cubind_fn(state, cubinOut, sizeOut);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 66, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6787,7 +6787,7 @@ static CUresult call_cuLinkDestroy(CUlinkState state)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 67, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 67, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6821,7 +6821,7 @@ CUresult cubind_driver_link_destroy(CUlinkState state)
     cubind__cuLinkDestroy_fn cubind_fn = (cubind__cuLinkDestroy_fn)cubind__target((cubind__fnptr)slow_cuLinkDestroy, &cubind__driver_offsets[67]);
     CUresult cubind_status = cubind_fn(state);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 67, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6839,7 +6839,7 @@ static CUresult call_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const c
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexRef, hmod, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 68, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 68, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6875,7 +6875,7 @@ CUresult cubind_driver_module_get_tex_ref(CUtexref *pTexRef, CUmodule hmod, cons
     cubind__cuModuleGetTexRef_fn cubind_fn = (cubind__cuModuleGetTexRef_fn)cubind__target((cubind__fnptr)slow_cuModuleGetTexRef, &cubind__driver_offsets[68]);
     CUresult cubind_status = cubind_fn(pTexRef, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 68, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6893,7 +6893,7 @@ static CUresult call_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, cons
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pSurfRef, hmod, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 69, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 69, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6929,7 +6929,7 @@ CUresult cubind_driver_module_get_surf_ref(CUsurfref *pSurfRef, CUmodule hmod, c
     cubind__cuModuleGetSurfRef_fn cubind_fn = (cubind__cuModuleGetSurfRef_fn)cubind__target((cubind__fnptr)slow_cuModuleGetSurfRef, &cubind__driver_offsets[69]);
     CUresult cubind_status = cubind_fn(pSurfRef, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 69, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6947,7 +6947,7 @@ static CUresult call_cuLibraryLoadData(CUlibrary *library, const void *code, CUj
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 70, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 70, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6988,7 +6988,7 @@ CUresult cubind_driver_library_load_data(CUlibrary *library, const void *code, C
     cubind__cuLibraryLoadData_fn cubind_fn = (cubind__cuLibraryLoadData_fn)cubind__target((cubind__fnptr)slow_cuLibraryLoadData, &cubind__driver_offsets[70]);
     CUresult cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 70, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7006,7 +7006,7 @@ static CUresult call_cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 71, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 71, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7047,7 +7047,7 @@ CUresult cubind_driver_library_load_from_file(CUlibrary *library, const char *fi
     cubind__cuLibraryLoadFromFile_fn cubind_fn = (cubind__cuLibraryLoadFromFile_fn)cubind__target((cubind__fnptr)slow_cuLibraryLoadFromFile, &cubind__driver_offsets[71]);
     CUresult cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 71, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7065,7 +7065,7 @@ static CUresult call_cuLibraryUnload(CUlibrary library)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(library);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 72, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 72, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7099,7 +7099,7 @@ CUresult cubind_driver_library_unload(CUlibrary library)
     cubind__cuLibraryUnload_fn cubind_fn = (cubind__cuLibraryUnload_fn)cubind__target((cubind__fnptr)slow_cuLibraryUnload, &cubind__driver_offsets[72]);
     CUresult cubind_status = cubind_fn(library);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 72, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7117,7 +7117,7 @@ static CUresult call_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pKernel, library, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 73, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 73, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7153,7 +7153,7 @@ CUresult cubind_driver_library_get_kernel(CUkernel *pKernel, CUlibrary library, 
     cubind__cuLibraryGetKernel_fn cubind_fn = (cubind__cuLibraryGetKernel_fn)cubind__target((cubind__fnptr)slow_cuLibraryGetKernel, &cubind__driver_offsets[73]);
     CUresult cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 73, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7171,7 +7171,7 @@ static CUresult call_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, lib);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 74, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 74, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7206,7 +7206,7 @@ CUresult cubind_driver_library_get_kernel_count(unsigned int *count, CUlibrary l
     cubind__cuLibraryGetKernelCount_fn cubind_fn = (cubind__cuLibraryGetKernelCount_fn)cubind__target((cubind__fnptr)slow_cuLibraryGetKernelCount, &cubind__driver_offsets[74]);
     CUresult cubind_status = cubind_fn(count, lib);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 74, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7224,7 +7224,7 @@ static CUresult call_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(kernels, numKernels, lib);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 75, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 75, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7260,7 +7260,7 @@ CUresult cubind_driver_library_enumerate_kernels(CUkernel *kernels, unsigned int
     cubind__cuLibraryEnumerateKernels_fn cubind_fn = (cubind__cuLibraryEnumerateKernels_fn)cubind__target((cubind__fnptr)slow_cuLibraryEnumerateKernels, &cubind__driver_offsets[75]);
     CUresult cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 75, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7278,7 +7278,7 @@ static CUresult call_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pMod, library);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 76, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 76, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7313,7 +7313,7 @@ CUresult cubind_driver_library_get_module(CUmodule *pMod, CUlibrary library)
     cubind__cuLibraryGetModule_fn cubind_fn = (cubind__cuLibraryGetModule_fn)cubind__target((cubind__fnptr)slow_cuLibraryGetModule, &cubind__driver_offsets[76]);
     CUresult cubind_status = cubind_fn(pMod, library);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 76, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7331,7 +7331,7 @@ static CUresult call_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFunc, kernel);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 77, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 77, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7366,7 +7366,7 @@ CUresult cubind_driver_kernel_get_function(CUfunction *pFunc, CUkernel kernel)
     cubind__cuKernelGetFunction_fn cubind_fn = (cubind__cuKernelGetFunction_fn)cubind__target((cubind__fnptr)slow_cuKernelGetFunction, &cubind__driver_offsets[77]);
     CUresult cubind_status = cubind_fn(pFunc, kernel);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 77, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7384,7 +7384,7 @@ static CUresult call_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pLib, kernel);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 78, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 78, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7419,7 +7419,7 @@ CUresult cubind_driver_kernel_get_library(CUlibrary *pLib, CUkernel kernel)
     cubind__cuKernelGetLibrary_fn cubind_fn = (cubind__cuKernelGetLibrary_fn)cubind__target((cubind__fnptr)slow_cuKernelGetLibrary, &cubind__driver_offsets[78]);
     CUresult cubind_status = cubind_fn(pLib, kernel);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 78, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7437,7 +7437,7 @@ static CUresult call_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 79, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 79, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7474,7 +7474,7 @@ CUresult cubind_driver_library_get_global(CUdeviceptr *dptr, size_t *bytes, CUli
     cubind__cuLibraryGetGlobal_fn cubind_fn = (cubind__cuLibraryGetGlobal_fn)cubind__target((cubind__fnptr)slow_cuLibraryGetGlobal, &cubind__driver_offsets[79]);
     CUresult cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 79, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7492,7 +7492,7 @@ static CUresult call_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlib
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 80, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 80, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7529,7 +7529,7 @@ CUresult cubind_driver_library_get_managed(CUdeviceptr *dptr, size_t *bytes, CUl
     cubind__cuLibraryGetManaged_fn cubind_fn = (cubind__cuLibraryGetManaged_fn)cubind__target((cubind__fnptr)slow_cuLibraryGetManaged, &cubind__driver_offsets[80]);
     CUresult cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 80, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7547,7 +7547,7 @@ static CUresult call_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(fptr, library, symbol);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 81, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 81, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7583,7 +7583,7 @@ CUresult cubind_driver_library_get_unified_function(void **fptr, CUlibrary libra
     cubind__cuLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cuLibraryGetUnifiedFunction_fn)cubind__target((cubind__fnptr)slow_cuLibraryGetUnifiedFunction, &cubind__driver_offsets[81]);
     CUresult cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 81, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7601,7 +7601,7 @@ static CUresult call_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, attrib, kernel, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 82, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 82, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7638,7 +7638,7 @@ CUresult cubind_driver_kernel_get_attribute(int *pi, CUfunction_attribute attrib
     cubind__cuKernelGetAttribute_fn cubind_fn = (cubind__cuKernelGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuKernelGetAttribute, &cubind__driver_offsets[82]);
     CUresult cubind_status = cubind_fn(pi, attrib, kernel, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 82, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7656,7 +7656,7 @@ static CUresult call_cuKernelSetAttribute(CUfunction_attribute attrib, int val, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, val, kernel, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 83, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 83, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7693,7 +7693,7 @@ CUresult cubind_driver_kernel_set_attribute(CUfunction_attribute attrib, int val
     cubind__cuKernelSetAttribute_fn cubind_fn = (cubind__cuKernelSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuKernelSetAttribute, &cubind__driver_offsets[83]);
     CUresult cubind_status = cubind_fn(attrib, val, kernel, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 83, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7711,7 +7711,7 @@ static CUresult call_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(kernel, config, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 84, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 84, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7747,7 +7747,7 @@ CUresult cubind_driver_kernel_set_cache_config(CUkernel kernel, CUfunc_cache con
     cubind__cuKernelSetCacheConfig_fn cubind_fn = (cubind__cuKernelSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cuKernelSetCacheConfig, &cubind__driver_offsets[84]);
     CUresult cubind_status = cubind_fn(kernel, config, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 84, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7765,7 +7765,7 @@ static CUresult call_cuKernelGetName(const char **name, CUkernel hfunc)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(name, hfunc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 85, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 85, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7800,7 +7800,7 @@ CUresult cubind_driver_kernel_get_name(const char **name, CUkernel hfunc)
     cubind__cuKernelGetName_fn cubind_fn = (cubind__cuKernelGetName_fn)cubind__target((cubind__fnptr)slow_cuKernelGetName, &cubind__driver_offsets[85]);
     CUresult cubind_status = cubind_fn(name, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 85, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7818,7 +7818,7 @@ static CUresult call_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, si
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(kernel, paramIndex, paramOffset, paramSize);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 86, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 86, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7855,7 +7855,7 @@ CUresult cubind_driver_kernel_get_param_info(CUkernel kernel, size_t paramIndex,
     cubind__cuKernelGetParamInfo_fn cubind_fn = (cubind__cuKernelGetParamInfo_fn)cubind__target((cubind__fnptr)slow_cuKernelGetParamInfo, &cubind__driver_offsets[86]);
     CUresult cubind_status = cubind_fn(kernel, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 86, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7873,7 +7873,7 @@ static CUresult call_cuMemGetInfo_v2(size_t *free, size_t *total)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(free, total);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 87, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 87, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7908,7 +7908,7 @@ CUresult cubind_driver_mem_get_info(size_t *free, size_t *total)
     cubind__cuMemGetInfo_v2_fn cubind_fn = (cubind__cuMemGetInfo_v2_fn)cubind__target((cubind__fnptr)slow_cuMemGetInfo_v2, &cubind__driver_offsets[87]);
     CUresult cubind_status = cubind_fn(free, total);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 87, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7926,7 +7926,7 @@ static CUresult call_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 88, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 88, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7961,7 +7961,7 @@ CUresult cubind_driver_mem_alloc(CUdeviceptr *dptr, size_t bytesize)
     cubind__cuMemAlloc_v2_fn cubind_fn = (cubind__cuMemAlloc_v2_fn)cubind__target((cubind__fnptr)slow_cuMemAlloc_v2, &cubind__driver_offsets[88]);
     CUresult cubind_status = cubind_fn(dptr, bytesize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 88, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7979,7 +7979,7 @@ static CUresult call_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 89, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 89, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8017,7 +8017,7 @@ CUresult cubind_driver_mem_alloc_pitch(CUdeviceptr *dptr, size_t *pPitch, size_t
     cubind__cuMemAllocPitch_v2_fn cubind_fn = (cubind__cuMemAllocPitch_v2_fn)cubind__target((cubind__fnptr)slow_cuMemAllocPitch_v2, &cubind__driver_offsets[89]);
     CUresult cubind_status = cubind_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 89, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8035,7 +8035,7 @@ static CUresult call_cuMemFree_v2(CUdeviceptr dptr)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 90, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 90, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8069,7 +8069,7 @@ CUresult cubind_driver_mem_free(CUdeviceptr dptr)
     cubind__cuMemFree_v2_fn cubind_fn = (cubind__cuMemFree_v2_fn)cubind__target((cubind__fnptr)slow_cuMemFree_v2, &cubind__driver_offsets[90]);
     CUresult cubind_status = cubind_fn(dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 90, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8087,7 +8087,7 @@ static CUresult call_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pbase, psize, dptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 91, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 91, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8123,7 +8123,7 @@ CUresult cubind_driver_mem_get_address_range(CUdeviceptr *pbase, size_t *psize, 
     cubind__cuMemGetAddressRange_v2_fn cubind_fn = (cubind__cuMemGetAddressRange_v2_fn)cubind__target((cubind__fnptr)slow_cuMemGetAddressRange_v2, &cubind__driver_offsets[91]);
     CUresult cubind_status = cubind_fn(pbase, psize, dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 91, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8141,7 +8141,7 @@ static CUresult call_cuMemAllocHost_v2(void **pp, size_t bytesize)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pp, bytesize);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 92, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 92, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8176,7 +8176,7 @@ CUresult cubind_driver_mem_alloc_host(void **pp, size_t bytesize)
     cubind__cuMemAllocHost_v2_fn cubind_fn = (cubind__cuMemAllocHost_v2_fn)cubind__target((cubind__fnptr)slow_cuMemAllocHost_v2, &cubind__driver_offsets[92]);
     CUresult cubind_status = cubind_fn(pp, bytesize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 92, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8194,7 +8194,7 @@ static CUresult call_cuMemFreeHost(void *p)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 93, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 93, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8228,7 +8228,7 @@ CUresult cubind_driver_mem_free_host(void *p)
     cubind__cuMemFreeHost_fn cubind_fn = (cubind__cuMemFreeHost_fn)cubind__target((cubind__fnptr)slow_cuMemFreeHost, &cubind__driver_offsets[93]);
     CUresult cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 93, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8246,7 +8246,7 @@ static CUresult call_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Fla
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pp, bytesize, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 94, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 94, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8282,7 +8282,7 @@ CUresult cubind_driver_mem_host_alloc(void **pp, size_t bytesize, unsigned int F
     cubind__cuMemHostAlloc_fn cubind_fn = (cubind__cuMemHostAlloc_fn)cubind__target((cubind__fnptr)slow_cuMemHostAlloc, &cubind__driver_offsets[94]);
     CUresult cubind_status = cubind_fn(pp, bytesize, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 94, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8300,7 +8300,7 @@ static CUresult call_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, u
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pdptr, p, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 95, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 95, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8336,7 +8336,7 @@ CUresult cubind_driver_mem_host_get_device_pointer(CUdeviceptr *pdptr, void *p, 
     cubind__cuMemHostGetDevicePointer_v2_fn cubind_fn = (cubind__cuMemHostGetDevicePointer_v2_fn)cubind__target((cubind__fnptr)slow_cuMemHostGetDevicePointer_v2, &cubind__driver_offsets[95]);
     CUresult cubind_status = cubind_fn(pdptr, p, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 95, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8354,7 +8354,7 @@ static CUresult call_cuMemHostGetFlags(unsigned int *pFlags, void *p)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFlags, p);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 96, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 96, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8389,7 +8389,7 @@ CUresult cubind_driver_mem_host_get_flags(unsigned int *pFlags, void *p)
     cubind__cuMemHostGetFlags_fn cubind_fn = (cubind__cuMemHostGetFlags_fn)cubind__target((cubind__fnptr)slow_cuMemHostGetFlags, &cubind__driver_offsets[96]);
     CUresult cubind_status = cubind_fn(pFlags, p);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 96, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8407,7 +8407,7 @@ static CUresult call_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 97, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 97, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8443,7 +8443,7 @@ CUresult cubind_driver_mem_alloc_managed(CUdeviceptr *dptr, size_t bytesize, uns
     cubind__cuMemAllocManaged_fn cubind_fn = (cubind__cuMemAllocManaged_fn)cubind__target((cubind__fnptr)slow_cuMemAllocManaged, &cubind__driver_offsets[97]);
     CUresult cubind_status = cubind_fn(dptr, bytesize, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 97, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8461,7 +8461,7 @@ static CUresult call_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncC
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 98, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 98, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8498,7 +8498,7 @@ CUresult cubind_driver_device_register_async_notification(CUdevice device, CUasy
     cubind__cuDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceRegisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cuDeviceRegisterAsyncNotification, &cubind__driver_offsets[98]);
     CUresult cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 98, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8516,7 +8516,7 @@ static CUresult call_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyn
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, callback);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 99, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 99, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8551,7 +8551,7 @@ CUresult cubind_driver_device_unregister_async_notification(CUdevice device, CUa
     cubind__cuDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceUnregisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cuDeviceUnregisterAsyncNotification, &cubind__driver_offsets[99]);
     CUresult cubind_status = cubind_fn(device, callback);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 99, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8569,7 +8569,7 @@ static CUresult call_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, pciBusId);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 100, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 100, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8604,7 +8604,7 @@ CUresult cubind_driver_device_get_by_pci_bus_id(CUdevice *dev, const char *pciBu
     cubind__cuDeviceGetByPCIBusId_fn cubind_fn = (cubind__cuDeviceGetByPCIBusId_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetByPCIBusId, &cubind__driver_offsets[100]);
     CUresult cubind_status = cubind_fn(dev, pciBusId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 100, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8622,7 +8622,7 @@ static CUresult call_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pciBusId, len, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 101, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 101, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8658,7 +8658,7 @@ CUresult cubind_driver_device_get_pci_bus_id(char *pciBusId, int len, CUdevice d
     cubind__cuDeviceGetPCIBusId_fn cubind_fn = (cubind__cuDeviceGetPCIBusId_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetPCIBusId, &cubind__driver_offsets[101]);
     CUresult cubind_status = cubind_fn(pciBusId, len, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 101, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8676,7 +8676,7 @@ static CUresult call_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent even
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 102, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 102, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8711,7 +8711,7 @@ CUresult cubind_driver_ipc_get_event_handle(CUipcEventHandle *pHandle, CUevent e
     cubind__cuIpcGetEventHandle_fn cubind_fn = (cubind__cuIpcGetEventHandle_fn)cubind__target((cubind__fnptr)slow_cuIpcGetEventHandle, &cubind__driver_offsets[102]);
     CUresult cubind_status = cubind_fn(pHandle, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 102, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8729,7 +8729,7 @@ static CUresult call_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle han
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phEvent, handle);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 103, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 103, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8764,7 +8764,7 @@ CUresult cubind_driver_ipc_open_event_handle(CUevent *phEvent, CUipcEventHandle 
     cubind__cuIpcOpenEventHandle_fn cubind_fn = (cubind__cuIpcOpenEventHandle_fn)cubind__target((cubind__fnptr)slow_cuIpcOpenEventHandle, &cubind__driver_offsets[103]);
     CUresult cubind_status = cubind_fn(phEvent, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 103, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8782,7 +8782,7 @@ static CUresult call_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, dptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 104, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 104, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8817,7 +8817,7 @@ CUresult cubind_driver_ipc_get_mem_handle(CUipcMemHandle *pHandle, CUdeviceptr d
     cubind__cuIpcGetMemHandle_fn cubind_fn = (cubind__cuIpcGetMemHandle_fn)cubind__target((cubind__fnptr)slow_cuIpcGetMemHandle, &cubind__driver_offsets[104]);
     CUresult cubind_status = cubind_fn(pHandle, dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 104, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8835,7 +8835,7 @@ static CUresult call_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle ha
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pdptr, handle, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 105, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 105, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8871,7 +8871,7 @@ CUresult cubind_driver_ipc_open_mem_handle(CUdeviceptr *pdptr, CUipcMemHandle ha
     cubind__cuIpcOpenMemHandle_v2_fn cubind_fn = (cubind__cuIpcOpenMemHandle_v2_fn)cubind__target((cubind__fnptr)slow_cuIpcOpenMemHandle_v2, &cubind__driver_offsets[105]);
     CUresult cubind_status = cubind_fn(pdptr, handle, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 105, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8889,7 +8889,7 @@ static CUresult call_cuIpcCloseMemHandle(CUdeviceptr dptr)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 106, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 106, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8923,7 +8923,7 @@ CUresult cubind_driver_ipc_close_mem_handle(CUdeviceptr dptr)
     cubind__cuIpcCloseMemHandle_fn cubind_fn = (cubind__cuIpcCloseMemHandle_fn)cubind__target((cubind__fnptr)slow_cuIpcCloseMemHandle, &cubind__driver_offsets[106]);
     CUresult cubind_status = cubind_fn(dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 106, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8941,7 +8941,7 @@ static CUresult call_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(p, bytesize, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 107, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 107, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8977,7 +8977,7 @@ CUresult cubind_driver_mem_host_register(void *p, size_t bytesize, unsigned int 
     cubind__cuMemHostRegister_v2_fn cubind_fn = (cubind__cuMemHostRegister_v2_fn)cubind__target((cubind__fnptr)slow_cuMemHostRegister_v2, &cubind__driver_offsets[107]);
     CUresult cubind_status = cubind_fn(p, bytesize, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 107, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8995,7 +8995,7 @@ static CUresult call_cuMemHostUnregister(void *p)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 108, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 108, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9029,7 +9029,7 @@ CUresult cubind_driver_mem_host_unregister(void *p)
     cubind__cuMemHostUnregister_fn cubind_fn = (cubind__cuMemHostUnregister_fn)cubind__target((cubind__fnptr)slow_cuMemHostUnregister, &cubind__driver_offsets[108]);
     CUresult cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 108, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9047,7 +9047,7 @@ static CUresult call_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 109, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 109, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9083,7 +9083,7 @@ CUresult cubind_driver_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount
     cubind__cuMemcpy_fn cubind_fn = (cubind__cuMemcpy_fn)cubind__target((cubind__fnptr)slow_cuMemcpy, &cubind__driver_offsets[109]);
     CUresult cubind_status = cubind_fn(dst, src, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 109, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9101,7 +9101,7 @@ static CUresult call_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, C
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 110, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 110, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9139,7 +9139,7 @@ CUresult cubind_driver_memcpy_peer(CUdeviceptr dstDevice, CUcontext dstContext, 
     cubind__cuMemcpyPeer_fn cubind_fn = (cubind__cuMemcpyPeer_fn)cubind__target((cubind__fnptr)slow_cuMemcpyPeer, &cubind__driver_offsets[110]);
     CUresult cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 110, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9157,7 +9157,7 @@ static CUresult call_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcHost, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 111, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 111, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9193,7 +9193,7 @@ CUresult cubind_driver_memcpy_hto_d(CUdeviceptr dstDevice, const void *srcHost, 
     cubind__cuMemcpyHtoD_v2_fn cubind_fn = (cubind__cuMemcpyHtoD_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyHtoD_v2, &cubind__driver_offsets[111]);
     CUresult cubind_status = cubind_fn(dstDevice, srcHost, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 111, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9211,7 +9211,7 @@ static CUresult call_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcDevice, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 112, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 112, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9247,7 +9247,7 @@ CUresult cubind_driver_memcpy_dto_h(void *dstHost, CUdeviceptr srcDevice, size_t
     cubind__cuMemcpyDtoH_v2_fn cubind_fn = (cubind__cuMemcpyDtoH_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyDtoH_v2, &cubind__driver_offsets[112]);
     CUresult cubind_status = cubind_fn(dstHost, srcDevice, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 112, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9265,7 +9265,7 @@ static CUresult call_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevic
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 113, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 113, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9301,7 +9301,7 @@ CUresult cubind_driver_memcpy_dto_d(CUdeviceptr dstDevice, CUdeviceptr srcDevice
     cubind__cuMemcpyDtoD_v2_fn cubind_fn = (cubind__cuMemcpyDtoD_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyDtoD_v2, &cubind__driver_offsets[113]);
     CUresult cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 113, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9319,7 +9319,7 @@ static CUresult call_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdevic
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcDevice, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 114, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 114, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9356,7 +9356,7 @@ CUresult cubind_driver_memcpy_dto_a(CUarray dstArray, size_t dstOffset, CUdevice
     cubind__cuMemcpyDtoA_v2_fn cubind_fn = (cubind__cuMemcpyDtoA_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyDtoA_v2, &cubind__driver_offsets[114]);
     CUresult cubind_status = cubind_fn(dstArray, dstOffset, srcDevice, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 114, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9374,7 +9374,7 @@ static CUresult call_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, si
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcArray, srcOffset, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 115, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 115, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9411,7 +9411,7 @@ CUresult cubind_driver_memcpy_ato_d(CUdeviceptr dstDevice, CUarray srcArray, siz
     cubind__cuMemcpyAtoD_v2_fn cubind_fn = (cubind__cuMemcpyAtoD_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyAtoD_v2, &cubind__driver_offsets[115]);
     CUresult cubind_status = cubind_fn(dstDevice, srcArray, srcOffset, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 115, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9429,7 +9429,7 @@ static CUresult call_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const v
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 116, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 116, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9466,7 +9466,7 @@ CUresult cubind_driver_memcpy_hto_a(CUarray dstArray, size_t dstOffset, const vo
     cubind__cuMemcpyHtoA_v2_fn cubind_fn = (cubind__cuMemcpyHtoA_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyHtoA_v2, &cubind__driver_offsets[116]);
     CUresult cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 116, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9484,7 +9484,7 @@ static CUresult call_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t src
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 117, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 117, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9521,7 +9521,7 @@ CUresult cubind_driver_memcpy_ato_h(void *dstHost, CUarray srcArray, size_t srcO
     cubind__cuMemcpyAtoH_v2_fn cubind_fn = (cubind__cuMemcpyAtoH_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyAtoH_v2, &cubind__driver_offsets[117]);
     CUresult cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 117, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9539,7 +9539,7 @@ static CUresult call_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 118, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 118, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9577,7 +9577,7 @@ CUresult cubind_driver_memcpy_ato_a(CUarray dstArray, size_t dstOffset, CUarray 
     cubind__cuMemcpyAtoA_v2_fn cubind_fn = (cubind__cuMemcpyAtoA_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyAtoA_v2, &cubind__driver_offsets[118]);
     CUresult cubind_status = cubind_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 118, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9595,7 +9595,7 @@ static CUresult call_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 119, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 119, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9629,7 +9629,7 @@ CUresult cubind_driver_memcpy2_d(const CUDA_MEMCPY2D *pCopy)
     cubind__cuMemcpy2D_v2_fn cubind_fn = (cubind__cuMemcpy2D_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpy2D_v2, &cubind__driver_offsets[119]);
     CUresult cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 119, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9647,7 +9647,7 @@ static CUresult call_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 120, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 120, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9681,7 +9681,7 @@ CUresult cubind_driver_memcpy2_d_unaligned(const CUDA_MEMCPY2D *pCopy)
     cubind__cuMemcpy2DUnaligned_v2_fn cubind_fn = (cubind__cuMemcpy2DUnaligned_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpy2DUnaligned_v2, &cubind__driver_offsets[120]);
     CUresult cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 120, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9699,7 +9699,7 @@ static CUresult call_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 121, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 121, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9733,7 +9733,7 @@ CUresult cubind_driver_memcpy3_d(const CUDA_MEMCPY3D *pCopy)
     cubind__cuMemcpy3D_v2_fn cubind_fn = (cubind__cuMemcpy3D_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpy3D_v2, &cubind__driver_offsets[121]);
     CUresult cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 121, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9751,7 +9751,7 @@ static CUresult call_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 122, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 122, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9785,7 +9785,7 @@ CUresult cubind_driver_memcpy3_d_peer(const CUDA_MEMCPY3D_PEER *pCopy)
     cubind__cuMemcpy3DPeer_fn cubind_fn = (cubind__cuMemcpy3DPeer_fn)cubind__target((cubind__fnptr)slow_cuMemcpy3DPeer, &cubind__driver_offsets[122]);
     CUresult cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 122, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9803,7 +9803,7 @@ static CUresult call_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t Byte
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 123, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 123, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9840,7 +9840,7 @@ CUresult cubind_driver_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t Byt
     cubind__cuMemcpyAsync_fn cubind_fn = (cubind__cuMemcpyAsync_fn)cubind__target((cubind__fnptr)slow_cuMemcpyAsync, &cubind__driver_offsets[123]);
     CUresult cubind_status = cubind_fn(dst, src, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 123, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9858,7 +9858,7 @@ static CUresult call_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstConte
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 124, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 124, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9897,7 +9897,7 @@ CUresult cubind_driver_memcpy_peer_async(CUdeviceptr dstDevice, CUcontext dstCon
     cubind__cuMemcpyPeerAsync_fn cubind_fn = (cubind__cuMemcpyPeerAsync_fn)cubind__target((cubind__fnptr)slow_cuMemcpyPeerAsync, &cubind__driver_offsets[124]);
     CUresult cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 124, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9915,7 +9915,7 @@ static CUresult call_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *src
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcHost, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 125, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 125, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9952,7 +9952,7 @@ CUresult cubind_driver_memcpy_hto_d_async(CUdeviceptr dstDevice, const void *src
     cubind__cuMemcpyHtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoDAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyHtoDAsync_v2, &cubind__driver_offsets[125]);
     CUresult cubind_status = cubind_fn(dstDevice, srcHost, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 125, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9970,7 +9970,7 @@ static CUresult call_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcDevice, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 126, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 126, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10007,7 +10007,7 @@ CUresult cubind_driver_memcpy_dto_h_async(void *dstHost, CUdeviceptr srcDevice, 
     cubind__cuMemcpyDtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoHAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyDtoHAsync_v2, &cubind__driver_offsets[126]);
     CUresult cubind_status = cubind_fn(dstHost, srcDevice, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 126, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10025,7 +10025,7 @@ static CUresult call_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr src
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 127, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 127, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10062,7 +10062,7 @@ CUresult cubind_driver_memcpy_dto_d_async(CUdeviceptr dstDevice, CUdeviceptr src
     cubind__cuMemcpyDtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoDAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyDtoDAsync_v2, &cubind__driver_offsets[127]);
     CUresult cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 127, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10080,7 +10080,7 @@ static CUresult call_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, co
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 128, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 128, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10118,7 +10118,7 @@ CUresult cubind_driver_memcpy_hto_a_async(CUarray dstArray, size_t dstOffset, co
     cubind__cuMemcpyHtoAAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoAAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyHtoAAsync_v2, &cubind__driver_offsets[128]);
     CUresult cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 128, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10136,7 +10136,7 @@ static CUresult call_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 129, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 129, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10174,7 +10174,7 @@ CUresult cubind_driver_memcpy_ato_h_async(void *dstHost, CUarray srcArray, size_
     cubind__cuMemcpyAtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyAtoHAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyAtoHAsync_v2, &cubind__driver_offsets[129]);
     CUresult cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 129, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10192,7 +10192,7 @@ static CUresult call_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hSt
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 130, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 130, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10227,7 +10227,7 @@ CUresult cubind_driver_memcpy2_d_async(const CUDA_MEMCPY2D *pCopy, CUstream hStr
     cubind__cuMemcpy2DAsync_v2_fn cubind_fn = (cubind__cuMemcpy2DAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpy2DAsync_v2, &cubind__driver_offsets[130]);
     CUresult cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 130, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10245,7 +10245,7 @@ static CUresult call_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hSt
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 131, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 131, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10280,7 +10280,7 @@ CUresult cubind_driver_memcpy3_d_async(const CUDA_MEMCPY3D *pCopy, CUstream hStr
     cubind__cuMemcpy3DAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpy3DAsync_v2, &cubind__driver_offsets[131]);
     CUresult cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 131, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10298,7 +10298,7 @@ static CUresult call_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstre
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 132, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 132, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10333,7 +10333,7 @@ CUresult cubind_driver_memcpy3_d_peer_async(const CUDA_MEMCPY3D_PEER *pCopy, CUs
     cubind__cuMemcpy3DPeerAsync_fn cubind_fn = (cubind__cuMemcpy3DPeerAsync_fn)cubind__target((cubind__fnptr)slow_cuMemcpy3DPeerAsync, &cubind__driver_offsets[132]);
     CUresult cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 132, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10351,7 +10351,7 @@ static CUresult call_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 133, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 133, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10392,7 +10392,7 @@ CUresult cubind_driver_memcpy_batch_async(CUdeviceptr *dsts, CUdeviceptr *srcs, 
     cubind__cuMemcpyBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpyBatchAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpyBatchAsync_v2, &cubind__driver_offsets[133]);
     CUresult cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 133, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10410,7 +10410,7 @@ static CUresult call_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numOps, opList, flags, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 134, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 134, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10447,7 +10447,7 @@ CUresult cubind_driver_memcpy3_d_batch_async(size_t numOps, CUDA_MEMCPY3D_BATCH_
     cubind__cuMemcpy3DBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DBatchAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemcpy3DBatchAsync_v2, &cubind__driver_offsets[134]);
     CUresult cubind_status = cubind_fn(numOps, opList, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 134, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10465,7 +10465,7 @@ static CUresult call_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, uc, N);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 135, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 135, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10501,7 +10501,7 @@ CUresult cubind_driver_memset_d8(CUdeviceptr dstDevice, unsigned char uc, size_t
     cubind__cuMemsetD8_v2_fn cubind_fn = (cubind__cuMemsetD8_v2_fn)cubind__target((cubind__fnptr)slow_cuMemsetD8_v2, &cubind__driver_offsets[135]);
     CUresult cubind_status = cubind_fn(dstDevice, uc, N);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 135, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10519,7 +10519,7 @@ static CUresult call_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, si
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, us, N);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 136, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 136, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10555,7 +10555,7 @@ CUresult cubind_driver_memset_d16(CUdeviceptr dstDevice, unsigned short us, size
     cubind__cuMemsetD16_v2_fn cubind_fn = (cubind__cuMemsetD16_v2_fn)cubind__target((cubind__fnptr)slow_cuMemsetD16_v2, &cubind__driver_offsets[136]);
     CUresult cubind_status = cubind_fn(dstDevice, us, N);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 136, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10573,7 +10573,7 @@ static CUresult call_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, ui, N);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 137, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 137, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10609,7 +10609,7 @@ CUresult cubind_driver_memset_d32(CUdeviceptr dstDevice, unsigned int ui, size_t
     cubind__cuMemsetD32_v2_fn cubind_fn = (cubind__cuMemsetD32_v2_fn)cubind__target((cubind__fnptr)slow_cuMemsetD32_v2, &cubind__driver_offsets[137]);
     CUresult cubind_status = cubind_fn(dstDevice, ui, N);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 137, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10627,7 +10627,7 @@ static CUresult call_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, uns
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 138, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 138, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10665,7 +10665,7 @@ CUresult cubind_driver_memset_d2d8(CUdeviceptr dstDevice, size_t dstPitch, unsig
     cubind__cuMemsetD2D8_v2_fn cubind_fn = (cubind__cuMemsetD2D8_v2_fn)cubind__target((cubind__fnptr)slow_cuMemsetD2D8_v2, &cubind__driver_offsets[138]);
     CUresult cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 138, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10683,7 +10683,7 @@ static CUresult call_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, un
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 139, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 139, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10721,7 +10721,7 @@ CUresult cubind_driver_memset_d2d16(CUdeviceptr dstDevice, size_t dstPitch, unsi
     cubind__cuMemsetD2D16_v2_fn cubind_fn = (cubind__cuMemsetD2D16_v2_fn)cubind__target((cubind__fnptr)slow_cuMemsetD2D16_v2, &cubind__driver_offsets[139]);
     CUresult cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 139, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10739,7 +10739,7 @@ static CUresult call_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, un
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 140, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 140, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10777,7 +10777,7 @@ CUresult cubind_driver_memset_d2d32(CUdeviceptr dstDevice, size_t dstPitch, unsi
     cubind__cuMemsetD2D32_v2_fn cubind_fn = (cubind__cuMemsetD2D32_v2_fn)cubind__target((cubind__fnptr)slow_cuMemsetD2D32_v2, &cubind__driver_offsets[140]);
     CUresult cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 140, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10795,7 +10795,7 @@ static CUresult call_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, si
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, uc, N, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 141, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 141, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10832,7 +10832,7 @@ CUresult cubind_driver_memset_d8async(CUdeviceptr dstDevice, unsigned char uc, s
     cubind__cuMemsetD8Async_fn cubind_fn = (cubind__cuMemsetD8Async_fn)cubind__target((cubind__fnptr)slow_cuMemsetD8Async, &cubind__driver_offsets[141]);
     CUresult cubind_status = cubind_fn(dstDevice, uc, N, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 141, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10850,7 +10850,7 @@ static CUresult call_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, us, N, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 142, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 142, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10887,7 +10887,7 @@ CUresult cubind_driver_memset_d16_async(CUdeviceptr dstDevice, unsigned short us
     cubind__cuMemsetD16Async_fn cubind_fn = (cubind__cuMemsetD16Async_fn)cubind__target((cubind__fnptr)slow_cuMemsetD16Async, &cubind__driver_offsets[142]);
     CUresult cubind_status = cubind_fn(dstDevice, us, N, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 142, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10905,7 +10905,7 @@ static CUresult call_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, si
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, ui, N, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 143, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 143, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10942,7 +10942,7 @@ CUresult cubind_driver_memset_d32_async(CUdeviceptr dstDevice, unsigned int ui, 
     cubind__cuMemsetD32Async_fn cubind_fn = (cubind__cuMemsetD32Async_fn)cubind__target((cubind__fnptr)slow_cuMemsetD32Async, &cubind__driver_offsets[143]);
     CUresult cubind_status = cubind_fn(dstDevice, ui, N, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 143, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10960,7 +10960,7 @@ static CUresult call_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, u
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 144, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 144, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10999,7 +10999,7 @@ CUresult cubind_driver_memset_d2d8async(CUdeviceptr dstDevice, size_t dstPitch, 
     cubind__cuMemsetD2D8Async_fn cubind_fn = (cubind__cuMemsetD2D8Async_fn)cubind__target((cubind__fnptr)slow_cuMemsetD2D8Async, &cubind__driver_offsets[144]);
     CUresult cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 144, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11017,7 +11017,7 @@ static CUresult call_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 145, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 145, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11056,7 +11056,7 @@ CUresult cubind_driver_memset_d2d16_async(CUdeviceptr dstDevice, size_t dstPitch
     cubind__cuMemsetD2D16Async_fn cubind_fn = (cubind__cuMemsetD2D16Async_fn)cubind__target((cubind__fnptr)slow_cuMemsetD2D16Async, &cubind__driver_offsets[145]);
     CUresult cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 145, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11074,7 +11074,7 @@ static CUresult call_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 146, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 146, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11113,7 +11113,7 @@ CUresult cubind_driver_memset_d2d32_async(CUdeviceptr dstDevice, size_t dstPitch
     cubind__cuMemsetD2D32Async_fn cubind_fn = (cubind__cuMemsetD2D32Async_fn)cubind__target((cubind__fnptr)slow_cuMemsetD2D32Async, &cubind__driver_offsets[146]);
     CUresult cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 146, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11131,7 +11131,7 @@ static CUresult call_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIP
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 147, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 147, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11166,7 +11166,7 @@ CUresult cubind_driver_array_create(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
     cubind__cuArrayCreate_v2_fn cubind_fn = (cubind__cuArrayCreate_v2_fn)cubind__target((cubind__fnptr)slow_cuArrayCreate_v2, &cubind__driver_offsets[147]);
     CUresult cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 147, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11184,7 +11184,7 @@ static CUresult call_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescri
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 148, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 148, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11219,7 +11219,7 @@ CUresult cubind_driver_array_get_descriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescrip
     cubind__cuArrayGetDescriptor_v2_fn cubind_fn = (cubind__cuArrayGetDescriptor_v2_fn)cubind__target((cubind__fnptr)slow_cuArrayGetDescriptor_v2, &cubind__driver_offsets[148]);
     CUresult cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 148, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11237,7 +11237,7 @@ static CUresult call_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sp
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, array);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 149, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 149, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11272,7 +11272,7 @@ CUresult cubind_driver_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES 
     cubind__cuArrayGetSparseProperties_fn cubind_fn = (cubind__cuArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cuArrayGetSparseProperties, &cubind__driver_offsets[149]);
     CUresult cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 149, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11290,7 +11290,7 @@ static CUresult call_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPE
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, mipmap);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 150, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 150, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11325,7 +11325,7 @@ CUresult cubind_driver_mipmapped_array_get_sparse_properties(CUDA_ARRAY_SPARSE_P
     cubind__cuMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cuMipmappedArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cuMipmappedArrayGetSparseProperties, &cubind__driver_offsets[150]);
     CUresult cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 150, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11343,7 +11343,7 @@ static CUresult call_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, array, device);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 151, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 151, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11379,7 +11379,7 @@ CUresult cubind_driver_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREME
     cubind__cuArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cuArrayGetMemoryRequirements, &cubind__driver_offsets[151]);
     CUresult cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 151, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11397,7 +11397,7 @@ static CUresult call_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQ
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 152, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 152, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11433,7 +11433,7 @@ CUresult cubind_driver_mipmapped_array_get_memory_requirements(CUDA_ARRAY_MEMORY
     cubind__cuMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuMipmappedArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cuMipmappedArrayGetMemoryRequirements, &cubind__driver_offsets[152]);
     CUresult cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 152, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11451,7 +11451,7 @@ static CUresult call_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsig
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 153, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 153, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11487,7 +11487,7 @@ CUresult cubind_driver_array_get_plane(CUarray *pPlaneArray, CUarray hArray, uns
     cubind__cuArrayGetPlane_fn cubind_fn = (cubind__cuArrayGetPlane_fn)cubind__target((cubind__fnptr)slow_cuArrayGetPlane, &cubind__driver_offsets[153]);
     CUresult cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 153, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11505,7 +11505,7 @@ static CUresult call_cuArrayDestroy(CUarray hArray)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hArray);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 154, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 154, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11539,7 +11539,7 @@ CUresult cubind_driver_array_destroy(CUarray hArray)
     cubind__cuArrayDestroy_fn cubind_fn = (cubind__cuArrayDestroy_fn)cubind__target((cubind__fnptr)slow_cuArrayDestroy, &cubind__driver_offsets[154]);
     CUresult cubind_status = cubind_fn(hArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 154, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11557,7 +11557,7 @@ static CUresult call_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DES
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 155, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 155, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11592,7 +11592,7 @@ CUresult cubind_driver_array3_d_create(CUarray *pHandle, const CUDA_ARRAY3D_DESC
     cubind__cuArray3DCreate_v2_fn cubind_fn = (cubind__cuArray3DCreate_v2_fn)cubind__target((cubind__fnptr)slow_cuArray3DCreate_v2, &cubind__driver_offsets[155]);
     CUresult cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 155, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11610,7 +11610,7 @@ static CUresult call_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 156, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 156, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11645,7 +11645,7 @@ CUresult cubind_driver_array3_d_get_descriptor(CUDA_ARRAY3D_DESCRIPTOR *pArrayDe
     cubind__cuArray3DGetDescriptor_v2_fn cubind_fn = (cubind__cuArray3DGetDescriptor_v2_fn)cubind__target((cubind__fnptr)slow_cuArray3DGetDescriptor_v2, &cubind__driver_offsets[156]);
     CUresult cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 156, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11663,7 +11663,7 @@ static CUresult call_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUD
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 157, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 157, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11699,7 +11699,7 @@ CUresult cubind_driver_mipmapped_array_create(CUmipmappedArray *pHandle, const C
     cubind__cuMipmappedArrayCreate_fn cubind_fn = (cubind__cuMipmappedArrayCreate_fn)cubind__target((cubind__fnptr)slow_cuMipmappedArrayCreate, &cubind__driver_offsets[157]);
     CUresult cubind_status = cubind_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 157, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11717,7 +11717,7 @@ static CUresult call_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedA
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pLevelArray, hMipmappedArray, level);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 158, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 158, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11753,7 +11753,7 @@ CUresult cubind_driver_mipmapped_array_get_level(CUarray *pLevelArray, CUmipmapp
     cubind__cuMipmappedArrayGetLevel_fn cubind_fn = (cubind__cuMipmappedArrayGetLevel_fn)cubind__target((cubind__fnptr)slow_cuMipmappedArrayGetLevel, &cubind__driver_offsets[158]);
     CUresult cubind_status = cubind_fn(pLevelArray, hMipmappedArray, level);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 158, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11771,7 +11771,7 @@ static CUresult call_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hMipmappedArray);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 159, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 159, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11805,7 +11805,7 @@ CUresult cubind_driver_mipmapped_array_destroy(CUmipmappedArray hMipmappedArray)
     cubind__cuMipmappedArrayDestroy_fn cubind_fn = (cubind__cuMipmappedArrayDestroy_fn)cubind__target((cubind__fnptr)slow_cuMipmappedArrayDestroy, &cubind__driver_offsets[159]);
     CUresult cubind_status = cubind_fn(hMipmappedArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 159, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11823,7 +11823,7 @@ static CUresult call_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dpt
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, dptr, size, handleType, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 160, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 160, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11861,7 +11861,7 @@ CUresult cubind_driver_mem_get_handle_for_address_range(void *handle, CUdevicept
     cubind__cuMemGetHandleForAddressRange_fn cubind_fn = (cubind__cuMemGetHandleForAddressRange_fn)cubind__target((cubind__fnptr)slow_cuMemGetHandleForAddressRange, &cubind__driver_offsets[160]);
     CUresult cubind_status = cubind_fn(handle, dptr, size, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 160, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11879,7 +11879,7 @@ static CUresult call_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(paramsArray, count, flags, errorIndex, stream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 161, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 161, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11917,7 +11917,7 @@ CUresult cubind_driver_mem_batch_decompress_async(CUmemDecompressParams *paramsA
     cubind__cuMemBatchDecompressAsync_fn cubind_fn = (cubind__cuMemBatchDecompressAsync_fn)cubind__target((cubind__fnptr)slow_cuMemBatchDecompressAsync, &cubind__driver_offsets[161]);
     CUresult cubind_status = cubind_fn(paramsArray, count, flags, errorIndex, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 161, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11935,7 +11935,7 @@ static CUresult call_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t a
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, alignment, addr, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 162, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 162, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11973,7 +11973,7 @@ CUresult cubind_driver_mem_address_reserve(CUdeviceptr *ptr, size_t size, size_t
     cubind__cuMemAddressReserve_fn cubind_fn = (cubind__cuMemAddressReserve_fn)cubind__target((cubind__fnptr)slow_cuMemAddressReserve, &cubind__driver_offsets[162]);
     CUresult cubind_status = cubind_fn(ptr, size, alignment, addr, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 162, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11991,7 +11991,7 @@ static CUresult call_cuMemAddressFree(CUdeviceptr ptr, size_t size)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 163, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 163, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12026,7 +12026,7 @@ CUresult cubind_driver_mem_address_free(CUdeviceptr ptr, size_t size)
     cubind__cuMemAddressFree_fn cubind_fn = (cubind__cuMemAddressFree_fn)cubind__target((cubind__fnptr)slow_cuMemAddressFree, &cubind__driver_offsets[163]);
     CUresult cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 163, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12044,7 +12044,7 @@ static CUresult call_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size, prop, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 164, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 164, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12081,7 +12081,7 @@ CUresult cubind_driver_mem_create(CUmemGenericAllocationHandle *handle, size_t s
     cubind__cuMemCreate_fn cubind_fn = (cubind__cuMemCreate_fn)cubind__target((cubind__fnptr)slow_cuMemCreate, &cubind__driver_offsets[164]);
     CUresult cubind_status = cubind_fn(handle, size, prop, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 164, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12099,7 +12099,7 @@ static CUresult call_cuMemRelease(CUmemGenericAllocationHandle handle)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 165, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 165, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12133,7 +12133,7 @@ CUresult cubind_driver_mem_release(CUmemGenericAllocationHandle handle)
     cubind__cuMemRelease_fn cubind_fn = (cubind__cuMemRelease_fn)cubind__target((cubind__fnptr)slow_cuMemRelease, &cubind__driver_offsets[165]);
     CUresult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 165, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12151,7 +12151,7 @@ static CUresult call_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmem
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, offset, handle, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 166, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 166, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12189,7 +12189,7 @@ CUresult cubind_driver_mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUme
     cubind__cuMemMap_fn cubind_fn = (cubind__cuMemMap_fn)cubind__target((cubind__fnptr)slow_cuMemMap, &cubind__driver_offsets[166]);
     CUresult cubind_status = cubind_fn(ptr, size, offset, handle, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 166, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12207,7 +12207,7 @@ static CUresult call_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned in
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mapInfoList, count, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 167, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 167, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12243,7 +12243,7 @@ CUresult cubind_driver_mem_map_array_async(CUarrayMapInfo *mapInfoList, unsigned
     cubind__cuMemMapArrayAsync_fn cubind_fn = (cubind__cuMemMapArrayAsync_fn)cubind__target((cubind__fnptr)slow_cuMemMapArrayAsync, &cubind__driver_offsets[167]);
     CUresult cubind_status = cubind_fn(mapInfoList, count, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 167, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12261,7 +12261,7 @@ static CUresult call_cuMemUnmap(CUdeviceptr ptr, size_t size)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 168, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 168, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12296,7 +12296,7 @@ CUresult cubind_driver_mem_unmap(CUdeviceptr ptr, size_t size)
     cubind__cuMemUnmap_fn cubind_fn = (cubind__cuMemUnmap_fn)cubind__target((cubind__fnptr)slow_cuMemUnmap, &cubind__driver_offsets[168]);
     CUresult cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 168, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12314,7 +12314,7 @@ static CUresult call_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, desc, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 169, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 169, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12351,7 +12351,7 @@ CUresult cubind_driver_mem_set_access(CUdeviceptr ptr, size_t size, const CUmemA
     cubind__cuMemSetAccess_fn cubind_fn = (cubind__cuMemSetAccess_fn)cubind__target((cubind__fnptr)slow_cuMemSetAccess, &cubind__driver_offsets[169]);
     CUresult cubind_status = cubind_fn(ptr, size, desc, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 169, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12369,7 +12369,7 @@ static CUresult call_cuMemGetAccess(unsigned long long *flags, const CUmemLocati
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags, location, ptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 170, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 170, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12405,7 +12405,7 @@ CUresult cubind_driver_mem_get_access(unsigned long long *flags, const CUmemLoca
     cubind__cuMemGetAccess_fn cubind_fn = (cubind__cuMemGetAccess_fn)cubind__target((cubind__fnptr)slow_cuMemGetAccess, &cubind__driver_offsets[170]);
     CUresult cubind_status = cubind_fn(flags, location, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 170, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12423,7 +12423,7 @@ static CUresult call_cuMemExportToShareableHandle(void *shareableHandle, CUmemGe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(shareableHandle, handle, handleType, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 171, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 171, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12460,7 +12460,7 @@ CUresult cubind_driver_mem_export_to_shareable_handle(void *shareableHandle, CUm
     cubind__cuMemExportToShareableHandle_fn cubind_fn = (cubind__cuMemExportToShareableHandle_fn)cubind__target((cubind__fnptr)slow_cuMemExportToShareableHandle, &cubind__driver_offsets[171]);
     CUresult cubind_status = cubind_fn(shareableHandle, handle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 171, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12478,7 +12478,7 @@ static CUresult call_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, osHandle, shHandleType);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 172, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 172, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12514,7 +12514,7 @@ CUresult cubind_driver_mem_import_from_shareable_handle(CUmemGenericAllocationHa
     cubind__cuMemImportFromShareableHandle_fn cubind_fn = (cubind__cuMemImportFromShareableHandle_fn)cubind__target((cubind__fnptr)slow_cuMemImportFromShareableHandle, &cubind__driver_offsets[172]);
     CUresult cubind_status = cubind_fn(handle, osHandle, shHandleType);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 172, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12532,7 +12532,7 @@ static CUresult call_cuMemGetAllocationGranularity(size_t *granularity, const CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(granularity, prop, option);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 173, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 173, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12568,7 +12568,7 @@ CUresult cubind_driver_mem_get_allocation_granularity(size_t *granularity, const
     cubind__cuMemGetAllocationGranularity_fn cubind_fn = (cubind__cuMemGetAllocationGranularity_fn)cubind__target((cubind__fnptr)slow_cuMemGetAllocationGranularity, &cubind__driver_offsets[173]);
     CUresult cubind_status = cubind_fn(granularity, prop, option);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 173, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12586,7 +12586,7 @@ static CUresult call_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(prop, handle);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 174, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 174, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12621,7 +12621,7 @@ CUresult cubind_driver_mem_get_allocation_properties_from_handle(CUmemAllocation
     cubind__cuMemGetAllocationPropertiesFromHandle_fn cubind_fn = (cubind__cuMemGetAllocationPropertiesFromHandle_fn)cubind__target((cubind__fnptr)slow_cuMemGetAllocationPropertiesFromHandle, &cubind__driver_offsets[174]);
     CUresult cubind_status = cubind_fn(prop, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 174, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12639,7 +12639,7 @@ static CUresult call_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, addr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 175, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 175, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12674,7 +12674,7 @@ CUresult cubind_driver_mem_retain_allocation_handle(CUmemGenericAllocationHandle
     cubind__cuMemRetainAllocationHandle_fn cubind_fn = (cubind__cuMemRetainAllocationHandle_fn)cubind__target((cubind__fnptr)slow_cuMemRetainAllocationHandle, &cubind__driver_offsets[175]);
     CUresult cubind_status = cubind_fn(handle, addr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 175, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12692,7 +12692,7 @@ static CUresult call_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 176, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 176, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12727,7 +12727,7 @@ CUresult cubind_driver_mem_free_async(CUdeviceptr dptr, CUstream hStream)
     cubind__cuMemFreeAsync_fn cubind_fn = (cubind__cuMemFreeAsync_fn)cubind__target((cubind__fnptr)slow_cuMemFreeAsync, &cubind__driver_offsets[176]);
     CUresult cubind_status = cubind_fn(dptr, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 176, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12745,7 +12745,7 @@ static CUresult call_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstrea
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 177, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 177, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12781,7 +12781,7 @@ CUresult cubind_driver_mem_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstr
     cubind__cuMemAllocAsync_fn cubind_fn = (cubind__cuMemAllocAsync_fn)cubind__target((cubind__fnptr)slow_cuMemAllocAsync, &cubind__driver_offsets[177]);
     CUresult cubind_status = cubind_fn(dptr, bytesize, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 177, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12799,7 +12799,7 @@ static CUresult call_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, minBytesToKeep);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 178, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 178, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12834,7 +12834,7 @@ CUresult cubind_driver_mem_pool_trim_to(CUmemoryPool pool, size_t minBytesToKeep
     cubind__cuMemPoolTrimTo_fn cubind_fn = (cubind__cuMemPoolTrimTo_fn)cubind__target((cubind__fnptr)slow_cuMemPoolTrimTo, &cubind__driver_offsets[178]);
     CUresult cubind_status = cubind_fn(pool, minBytesToKeep);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 178, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 178, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12852,7 +12852,7 @@ static CUresult call_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribut
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, attr, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 179, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 179, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12888,7 +12888,7 @@ CUresult cubind_driver_mem_pool_set_attribute(CUmemoryPool pool, CUmemPool_attri
     cubind__cuMemPoolSetAttribute_fn cubind_fn = (cubind__cuMemPoolSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuMemPoolSetAttribute, &cubind__driver_offsets[179]);
     CUresult cubind_status = cubind_fn(pool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 179, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 179, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12906,7 +12906,7 @@ static CUresult call_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribut
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, attr, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 180, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 180, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12942,7 +12942,7 @@ CUresult cubind_driver_mem_pool_get_attribute(CUmemoryPool pool, CUmemPool_attri
     cubind__cuMemPoolGetAttribute_fn cubind_fn = (cubind__cuMemPoolGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuMemPoolGetAttribute, &cubind__driver_offsets[180]);
     CUresult cubind_status = cubind_fn(pool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 180, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 180, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12960,7 +12960,7 @@ static CUresult call_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, map, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 181, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 181, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12996,7 +12996,7 @@ CUresult cubind_driver_mem_pool_set_access(CUmemoryPool pool, const CUmemAccessD
     cubind__cuMemPoolSetAccess_fn cubind_fn = (cubind__cuMemPoolSetAccess_fn)cubind__target((cubind__fnptr)slow_cuMemPoolSetAccess, &cubind__driver_offsets[181]);
     CUresult cubind_status = cubind_fn(pool, map, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 181, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 181, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13014,7 +13014,7 @@ static CUresult call_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool m
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags, memPool, location);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 182, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 182, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13050,7 +13050,7 @@ CUresult cubind_driver_mem_pool_get_access(CUmemAccess_flags *flags, CUmemoryPoo
     cubind__cuMemPoolGetAccess_fn cubind_fn = (cubind__cuMemPoolGetAccess_fn)cubind__target((cubind__fnptr)slow_cuMemPoolGetAccess, &cubind__driver_offsets[182]);
     CUresult cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 182, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 182, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13068,7 +13068,7 @@ static CUresult call_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *p
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, poolProps);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 183, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 183, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13103,7 +13103,7 @@ CUresult cubind_driver_mem_pool_create(CUmemoryPool *pool, const CUmemPoolProps 
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)cubind__target((cubind__fnptr)slow_cuMemPoolCreate, &cubind__driver_offsets[183]);
     CUresult cubind_status = cubind_fn(pool, poolProps);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 183, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 183, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13121,7 +13121,7 @@ static CUresult call_cuMemPoolDestroy(CUmemoryPool pool)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 184, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 184, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13155,7 +13155,7 @@ CUresult cubind_driver_mem_pool_destroy(CUmemoryPool pool)
     cubind__cuMemPoolDestroy_fn cubind_fn = (cubind__cuMemPoolDestroy_fn)cubind__target((cubind__fnptr)slow_cuMemPoolDestroy, &cubind__driver_offsets[184]);
     CUresult cubind_status = cubind_fn(pool);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 184, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 184, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13173,7 +13173,7 @@ static CUresult call_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocatio
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool_out, location, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 185, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 185, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13209,7 +13209,7 @@ CUresult cubind_driver_mem_get_default_mem_pool(CUmemoryPool *pool_out, CUmemLoc
     cubind__cuMemGetDefaultMemPool_fn cubind_fn = (cubind__cuMemGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cuMemGetDefaultMemPool, &cubind__driver_offsets[185]);
     CUresult cubind_status = cubind_fn(pool_out, location, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 185, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 185, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13227,7 +13227,7 @@ static CUresult call_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, location, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 186, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 186, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13263,7 +13263,7 @@ CUresult cubind_driver_mem_get_mem_pool(CUmemoryPool *pool, CUmemLocation *locat
     cubind__cuMemGetMemPool_fn cubind_fn = (cubind__cuMemGetMemPool_fn)cubind__target((cubind__fnptr)slow_cuMemGetMemPool, &cubind__driver_offsets[186]);
     CUresult cubind_status = cubind_fn(pool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 186, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 186, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13281,7 +13281,7 @@ static CUresult call_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationTyp
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(location, type, pool);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 187, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 187, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13317,7 +13317,7 @@ CUresult cubind_driver_mem_set_mem_pool(CUmemLocation *location, CUmemAllocation
     cubind__cuMemSetMemPool_fn cubind_fn = (cubind__cuMemSetMemPool_fn)cubind__target((cubind__fnptr)slow_cuMemSetMemPool, &cubind__driver_offsets[187]);
     CUresult cubind_status = cubind_fn(location, type, pool);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 187, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 187, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13335,7 +13335,7 @@ static CUresult call_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize, pool, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 188, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 188, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13372,7 +13372,7 @@ CUresult cubind_driver_mem_alloc_from_pool_async(CUdeviceptr *dptr, size_t bytes
     cubind__cuMemAllocFromPoolAsync_fn cubind_fn = (cubind__cuMemAllocFromPoolAsync_fn)cubind__target((cubind__fnptr)slow_cuMemAllocFromPoolAsync, &cubind__driver_offsets[188]);
     CUresult cubind_status = cubind_fn(dptr, bytesize, pool, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 188, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 188, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13390,7 +13390,7 @@ static CUresult call_cuMemPoolExportToShareableHandle(void *handle_out, CUmemory
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle_out, pool, handleType, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 189, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 189, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13427,7 +13427,7 @@ CUresult cubind_driver_mem_pool_export_to_shareable_handle(void *handle_out, CUm
     cubind__cuMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cuMemPoolExportToShareableHandle_fn)cubind__target((cubind__fnptr)slow_cuMemPoolExportToShareableHandle, &cubind__driver_offsets[189]);
     CUresult cubind_status = cubind_fn(handle_out, pool, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 189, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 189, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13445,7 +13445,7 @@ static CUresult call_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool_out, handle, handleType, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 190, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 190, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13482,7 +13482,7 @@ CUresult cubind_driver_mem_pool_import_from_shareable_handle(CUmemoryPool *pool_
     cubind__cuMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cuMemPoolImportFromShareableHandle_fn)cubind__target((cubind__fnptr)slow_cuMemPoolImportFromShareableHandle, &cubind__driver_offsets[190]);
     CUresult cubind_status = cubind_fn(pool_out, handle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 190, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 190, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13500,7 +13500,7 @@ static CUresult call_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_ou
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(shareData_out, ptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 191, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 191, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13535,7 +13535,7 @@ CUresult cubind_driver_mem_pool_export_pointer(CUmemPoolPtrExportData *shareData
     cubind__cuMemPoolExportPointer_fn cubind_fn = (cubind__cuMemPoolExportPointer_fn)cubind__target((cubind__fnptr)slow_cuMemPoolExportPointer, &cubind__driver_offsets[191]);
     CUresult cubind_status = cubind_fn(shareData_out, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 191, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 191, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13553,7 +13553,7 @@ static CUresult call_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool p
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr_out, pool, shareData);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 192, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 192, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13589,7 +13589,7 @@ CUresult cubind_driver_mem_pool_import_pointer(CUdeviceptr *ptr_out, CUmemoryPoo
     cubind__cuMemPoolImportPointer_fn cubind_fn = (cubind__cuMemPoolImportPointer_fn)cubind__target((cubind__fnptr)slow_cuMemPoolImportPointer, &cubind__driver_offsets[192]);
     CUresult cubind_status = cubind_fn(ptr_out, pool, shareData);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 192, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 192, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13607,7 +13607,7 @@ static CUresult call_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, c
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, prop);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 193, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 193, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13642,7 +13642,7 @@ CUresult cubind_driver_multicast_create(CUmemGenericAllocationHandle *mcHandle, 
     cubind__cuMulticastCreate_fn cubind_fn = (cubind__cuMulticastCreate_fn)cubind__target((cubind__fnptr)slow_cuMulticastCreate, &cubind__driver_offsets[193]);
     CUresult cubind_status = cubind_fn(mcHandle, prop);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 193, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 193, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13660,7 +13660,7 @@ static CUresult call_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, dev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 194, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 194, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13695,7 +13695,7 @@ CUresult cubind_driver_multicast_add_device(CUmemGenericAllocationHandle mcHandl
     cubind__cuMulticastAddDevice_fn cubind_fn = (cubind__cuMulticastAddDevice_fn)cubind__target((cubind__fnptr)slow_cuMulticastAddDevice, &cubind__driver_offsets[194]);
     CUresult cubind_status = cubind_fn(mcHandle, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 194, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 194, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13713,7 +13713,7 @@ static CUresult call_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, s
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 195, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 195, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13752,7 +13752,7 @@ CUresult cubind_driver_multicast_bind_mem(CUmemGenericAllocationHandle mcHandle,
     cubind__cuMulticastBindMem_fn cubind_fn = (cubind__cuMulticastBindMem_fn)cubind__target((cubind__fnptr)slow_cuMulticastBindMem, &cubind__driver_offsets[195]);
     CUresult cubind_status = cubind_fn(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 195, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 195, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13770,7 +13770,7 @@ static CUresult call_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, mcOffset, memptr, size, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 196, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 196, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13808,7 +13808,7 @@ CUresult cubind_driver_multicast_bind_addr(CUmemGenericAllocationHandle mcHandle
     cubind__cuMulticastBindAddr_fn cubind_fn = (cubind__cuMulticastBindAddr_fn)cubind__target((cubind__fnptr)slow_cuMulticastBindAddr, &cubind__driver_offsets[196]);
     CUresult cubind_status = cubind_fn(mcHandle, mcOffset, memptr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 196, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 196, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13826,7 +13826,7 @@ static CUresult call_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, dev, mcOffset, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 197, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 197, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13863,7 +13863,7 @@ CUresult cubind_driver_multicast_unbind(CUmemGenericAllocationHandle mcHandle, C
     cubind__cuMulticastUnbind_fn cubind_fn = (cubind__cuMulticastUnbind_fn)cubind__target((cubind__fnptr)slow_cuMulticastUnbind, &cubind__driver_offsets[197]);
     CUresult cubind_status = cubind_fn(mcHandle, dev, mcOffset, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 197, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 197, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13881,7 +13881,7 @@ static CUresult call_cuMulticastGetGranularity(size_t *granularity, const CUmult
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(granularity, prop, option);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 198, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 198, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13917,7 +13917,7 @@ CUresult cubind_driver_multicast_get_granularity(size_t *granularity, const CUmu
     cubind__cuMulticastGetGranularity_fn cubind_fn = (cubind__cuMulticastGetGranularity_fn)cubind__target((cubind__fnptr)slow_cuMulticastGetGranularity, &cubind__driver_offsets[198]);
     CUresult cubind_status = cubind_fn(granularity, prop, option);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 198, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 198, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13935,7 +13935,7 @@ static CUresult call_cuPointerGetAttribute(void *data, CUpointer_attribute attri
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(data, attribute, ptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 199, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 199, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13971,7 +13971,7 @@ CUresult cubind_driver_pointer_get_attribute(void *data, CUpointer_attribute att
     cubind__cuPointerGetAttribute_fn cubind_fn = (cubind__cuPointerGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuPointerGetAttribute, &cubind__driver_offsets[199]);
     CUresult cubind_status = cubind_fn(data, attribute, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 199, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 199, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13989,7 +13989,7 @@ static CUresult call_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUm
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, location, flags, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 200, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 200, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14027,7 +14027,7 @@ CUresult cubind_driver_mem_prefetch_async(CUdeviceptr devPtr, size_t count, CUme
     cubind__cuMemPrefetchAsync_v2_fn cubind_fn = (cubind__cuMemPrefetchAsync_v2_fn)cubind__target((cubind__fnptr)slow_cuMemPrefetchAsync_v2, &cubind__driver_offsets[200]);
     CUresult cubind_status = cubind_fn(devPtr, count, location, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 200, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 200, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14045,7 +14045,7 @@ static CUresult call_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, advice, location);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 201, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 201, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14082,7 +14082,7 @@ CUresult cubind_driver_mem_advise(CUdeviceptr devPtr, size_t count, CUmem_advise
     cubind__cuMemAdvise_v2_fn cubind_fn = (cubind__cuMemAdvise_v2_fn)cubind__target((cubind__fnptr)slow_cuMemAdvise_v2, &cubind__driver_offsets[201]);
     CUresult cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 201, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 201, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14100,7 +14100,7 @@ static CUresult call_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 202, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 202, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14141,7 +14141,7 @@ CUresult cubind_driver_mem_prefetch_batch_async(CUdeviceptr *dptrs, size_t *size
     cubind__cuMemPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cuMemPrefetchBatchAsync, &cubind__driver_offsets[202]);
     CUresult cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 202, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 202, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14159,7 +14159,7 @@ static CUresult call_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, s
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, flags, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 203, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 203, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14197,7 +14197,7 @@ CUresult cubind_driver_mem_discard_batch_async(CUdeviceptr *dptrs, size_t *sizes
     cubind__cuMemDiscardBatchAsync_fn cubind_fn = (cubind__cuMemDiscardBatchAsync_fn)cubind__target((cubind__fnptr)slow_cuMemDiscardBatchAsync, &cubind__driver_offsets[203]);
     CUresult cubind_status = cubind_fn(dptrs, sizes, count, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 203, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 203, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14215,7 +14215,7 @@ static CUresult call_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 204, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 204, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14256,7 +14256,7 @@ CUresult cubind_driver_mem_discard_and_prefetch_batch_async(CUdeviceptr *dptrs, 
     cubind__cuMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemDiscardAndPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cuMemDiscardAndPrefetchBatchAsync, &cubind__driver_offsets[204]);
     CUresult cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 204, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 204, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14274,7 +14274,7 @@ static CUresult call_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_r
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 205, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 205, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14312,7 +14312,7 @@ CUresult cubind_driver_mem_range_get_attribute(void *data, size_t dataSize, CUme
     cubind__cuMemRangeGetAttribute_fn cubind_fn = (cubind__cuMemRangeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuMemRangeGetAttribute, &cubind__driver_offsets[205]);
     CUresult cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 205, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 205, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14330,7 +14330,7 @@ static CUresult call_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUm
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 206, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 206, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14369,7 +14369,7 @@ CUresult cubind_driver_mem_range_get_attributes(void **data, size_t *dataSizes, 
     cubind__cuMemRangeGetAttributes_fn cubind_fn = (cubind__cuMemRangeGetAttributes_fn)cubind__target((cubind__fnptr)slow_cuMemRangeGetAttributes, &cubind__driver_offsets[206]);
     CUresult cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 206, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 206, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14387,7 +14387,7 @@ static CUresult call_cuPointerSetAttribute(const void *value, CUpointer_attribut
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(value, attribute, ptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 207, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 207, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14423,7 +14423,7 @@ CUresult cubind_driver_pointer_set_attribute(const void *value, CUpointer_attrib
     cubind__cuPointerSetAttribute_fn cubind_fn = (cubind__cuPointerSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuPointerSetAttribute, &cubind__driver_offsets[207]);
     CUresult cubind_status = cubind_fn(value, attribute, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 207, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 207, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14441,7 +14441,7 @@ static CUresult call_cuPointerGetAttributes(unsigned int numAttributes, CUpointe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numAttributes, attributes, data, ptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 208, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 208, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14478,7 +14478,7 @@ CUresult cubind_driver_pointer_get_attributes(unsigned int numAttributes, CUpoin
     cubind__cuPointerGetAttributes_fn cubind_fn = (cubind__cuPointerGetAttributes_fn)cubind__target((cubind__fnptr)slow_cuPointerGetAttributes, &cubind__driver_offsets[208]);
     CUresult cubind_status = cubind_fn(numAttributes, attributes, data, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 208, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 208, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14496,7 +14496,7 @@ static CUresult call_cuStreamCreate(CUstream *phStream, unsigned int Flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phStream, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 209, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 209, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14531,7 +14531,7 @@ CUresult cubind_driver_stream_create(CUstream *phStream, unsigned int Flags)
     cubind__cuStreamCreate_fn cubind_fn = (cubind__cuStreamCreate_fn)cubind__target((cubind__fnptr)slow_cuStreamCreate, &cubind__driver_offsets[209]);
     CUresult cubind_status = cubind_fn(phStream, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 209, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 209, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14549,7 +14549,7 @@ static CUresult call_cuStreamCreateWithPriority(CUstream *phStream, unsigned int
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phStream, flags, priority);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 210, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 210, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14585,7 +14585,7 @@ CUresult cubind_driver_stream_create_with_priority(CUstream *phStream, unsigned 
     cubind__cuStreamCreateWithPriority_fn cubind_fn = (cubind__cuStreamCreateWithPriority_fn)cubind__target((cubind__fnptr)slow_cuStreamCreateWithPriority, &cubind__driver_offsets[210]);
     CUresult cubind_status = cubind_fn(phStream, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 210, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 210, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14603,7 +14603,7 @@ static CUresult call_cuStreamGetPriority(CUstream hStream, int *priority)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, priority);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 211, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 211, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14638,7 +14638,7 @@ CUresult cubind_driver_stream_get_priority(CUstream hStream, int *priority)
     cubind__cuStreamGetPriority_fn cubind_fn = (cubind__cuStreamGetPriority_fn)cubind__target((cubind__fnptr)slow_cuStreamGetPriority, &cubind__driver_offsets[211]);
     CUresult cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 211, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 211, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14656,7 +14656,7 @@ static CUresult call_cuStreamGetDevice(CUstream hStream, CUdevice *device)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, device);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 212, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 212, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14691,7 +14691,7 @@ CUresult cubind_driver_stream_get_device(CUstream hStream, CUdevice *device)
     cubind__cuStreamGetDevice_fn cubind_fn = (cubind__cuStreamGetDevice_fn)cubind__target((cubind__fnptr)slow_cuStreamGetDevice, &cubind__driver_offsets[212]);
     CUresult cubind_status = cubind_fn(hStream, device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 212, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 212, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14709,7 +14709,7 @@ static CUresult call_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 213, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 213, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14744,7 +14744,7 @@ CUresult cubind_driver_stream_get_flags(CUstream hStream, unsigned int *flags)
     cubind__cuStreamGetFlags_fn cubind_fn = (cubind__cuStreamGetFlags_fn)cubind__target((cubind__fnptr)slow_cuStreamGetFlags, &cubind__driver_offsets[213]);
     CUresult cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 213, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 213, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14762,7 +14762,7 @@ static CUresult call_cuStreamGetId(CUstream hStream, unsigned long long *streamI
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, streamId);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 214, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 214, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14797,7 +14797,7 @@ CUresult cubind_driver_stream_get_id(CUstream hStream, unsigned long long *strea
     cubind__cuStreamGetId_fn cubind_fn = (cubind__cuStreamGetId_fn)cubind__target((cubind__fnptr)slow_cuStreamGetId, &cubind__driver_offsets[214]);
     CUresult cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 214, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 214, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14815,7 +14815,7 @@ static CUresult call_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, pctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 215, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 215, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14850,7 +14850,7 @@ CUresult cubind_driver_stream_get_ctx(CUstream hStream, CUcontext *pctx)
     cubind__cuStreamGetCtx_fn cubind_fn = (cubind__cuStreamGetCtx_fn)cubind__target((cubind__fnptr)slow_cuStreamGetCtx, &cubind__driver_offsets[215]);
     CUresult cubind_status = cubind_fn(hStream, pctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 215, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 215, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14868,7 +14868,7 @@ static CUresult call_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgree
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, pCtx, pGreenCtx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 216, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 216, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14904,7 +14904,7 @@ CUresult cubind_driver_stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgr
     cubind__cuStreamGetCtx_v2_fn cubind_fn = (cubind__cuStreamGetCtx_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamGetCtx_v2, &cubind__driver_offsets[216]);
     CUresult cubind_status = cubind_fn(hStream, pCtx, pGreenCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 216, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 216, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14922,7 +14922,7 @@ static CUresult call_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigne
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, hEvent, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 217, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 217, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14958,7 +14958,7 @@ CUresult cubind_driver_stream_wait_event(CUstream hStream, CUevent hEvent, unsig
     cubind__cuStreamWaitEvent_fn cubind_fn = (cubind__cuStreamWaitEvent_fn)cubind__target((cubind__fnptr)slow_cuStreamWaitEvent, &cubind__driver_offsets[217]);
     CUresult cubind_status = cubind_fn(hStream, hEvent, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 217, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 217, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14976,7 +14976,7 @@ static CUresult call_cuStreamAddCallback(CUstream hStream, CUstreamCallback call
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, callback, userData, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 218, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 218, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15013,7 +15013,7 @@ CUresult cubind_driver_stream_add_callback(CUstream hStream, CUstreamCallback ca
     cubind__cuStreamAddCallback_fn cubind_fn = (cubind__cuStreamAddCallback_fn)cubind__target((cubind__fnptr)slow_cuStreamAddCallback, &cubind__driver_offsets[218]);
     CUresult cubind_status = cubind_fn(hStream, callback, userData, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 218, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 218, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15031,7 +15031,7 @@ static CUresult call_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, mode);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 219, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 219, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15066,7 +15066,7 @@ CUresult cubind_driver_stream_begin_capture(CUstream hStream, CUstreamCaptureMod
     cubind__cuStreamBeginCapture_v2_fn cubind_fn = (cubind__cuStreamBeginCapture_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamBeginCapture_v2, &cubind__driver_offsets[219]);
     CUresult cubind_status = cubind_fn(hStream, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 219, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 219, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15084,7 +15084,7 @@ static CUresult call_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGrap
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 220, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 220, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15123,7 +15123,7 @@ CUresult cubind_driver_stream_begin_capture_to_graph(CUstream hStream, CUgraph h
     cubind__cuStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cuStreamBeginCaptureToGraph_fn)cubind__target((cubind__fnptr)slow_cuStreamBeginCaptureToGraph, &cubind__driver_offsets[220]);
     CUresult cubind_status = cubind_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 220, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 220, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15141,7 +15141,7 @@ static CUresult call_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mode);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 221, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 221, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15175,7 +15175,7 @@ CUresult cubind_driver_thread_exchange_stream_capture_mode(CUstreamCaptureMode *
     cubind__cuThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cuThreadExchangeStreamCaptureMode_fn)cubind__target((cubind__fnptr)slow_cuThreadExchangeStreamCaptureMode, &cubind__driver_offsets[221]);
     CUresult cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 221, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 221, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15193,7 +15193,7 @@ static CUresult call_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, phGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 222, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 222, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15228,7 +15228,7 @@ CUresult cubind_driver_stream_end_capture(CUstream hStream, CUgraph *phGraph)
     cubind__cuStreamEndCapture_fn cubind_fn = (cubind__cuStreamEndCapture_fn)cubind__target((cubind__fnptr)slow_cuStreamEndCapture, &cubind__driver_offsets[222]);
     CUresult cubind_status = cubind_fn(hStream, phGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 222, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 222, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15246,7 +15246,7 @@ static CUresult call_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, captureStatus);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 223, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 223, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15281,7 +15281,7 @@ CUresult cubind_driver_stream_is_capturing(CUstream hStream, CUstreamCaptureStat
     cubind__cuStreamIsCapturing_fn cubind_fn = (cubind__cuStreamIsCapturing_fn)cubind__target((cubind__fnptr)slow_cuStreamIsCapturing, &cubind__driver_offsets[223]);
     CUresult cubind_status = cubind_fn(hStream, captureStatus);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 223, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 223, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15299,7 +15299,7 @@ static CUresult call_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCapture
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 224, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 224, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15339,7 +15339,7 @@ CUresult cubind_driver_stream_get_capture_info(CUstream hStream, CUstreamCapture
     cubind__cuStreamGetCaptureInfo_v3_fn cubind_fn = (cubind__cuStreamGetCaptureInfo_v3_fn)cubind__target((cubind__fnptr)slow_cuStreamGetCaptureInfo_v3, &cubind__driver_offsets[224]);
     CUresult cubind_status = cubind_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 224, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 224, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15357,7 +15357,7 @@ static CUresult call_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, dependencies, dependencyData, numDependencies, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 225, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 225, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15395,7 +15395,7 @@ CUresult cubind_driver_stream_update_capture_dependencies(CUstream hStream, CUgr
     cubind__cuStreamUpdateCaptureDependencies_v2_fn cubind_fn = (cubind__cuStreamUpdateCaptureDependencies_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamUpdateCaptureDependencies_v2, &cubind__driver_offsets[225]);
     CUresult cubind_status = cubind_fn(hStream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 225, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 225, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15413,7 +15413,7 @@ static CUresult call_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, dptr, length, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 226, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 226, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15450,7 +15450,7 @@ CUresult cubind_driver_stream_attach_mem_async(CUstream hStream, CUdeviceptr dpt
     cubind__cuStreamAttachMemAsync_fn cubind_fn = (cubind__cuStreamAttachMemAsync_fn)cubind__target((cubind__fnptr)slow_cuStreamAttachMemAsync, &cubind__driver_offsets[226]);
     CUresult cubind_status = cubind_fn(hStream, dptr, length, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 226, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 226, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15468,7 +15468,7 @@ static CUresult call_cuStreamQuery(CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 227, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 227, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15502,7 +15502,7 @@ CUresult cubind_driver_stream_query(CUstream hStream)
     cubind__cuStreamQuery_fn cubind_fn = (cubind__cuStreamQuery_fn)cubind__target((cubind__fnptr)slow_cuStreamQuery, &cubind__driver_offsets[227]);
     CUresult cubind_status = cubind_fn(hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 227, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 227, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15520,7 +15520,7 @@ static CUresult call_cuStreamSynchronize(CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 228, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 228, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15554,7 +15554,7 @@ CUresult cubind_driver_stream_synchronize(CUstream hStream)
     cubind__cuStreamSynchronize_fn cubind_fn = (cubind__cuStreamSynchronize_fn)cubind__target((cubind__fnptr)slow_cuStreamSynchronize, &cubind__driver_offsets[228]);
     CUresult cubind_status = cubind_fn(hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 228, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 228, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15572,7 +15572,7 @@ static CUresult call_cuStreamDestroy_v2(CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 229, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 229, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15606,7 +15606,7 @@ CUresult cubind_driver_stream_destroy(CUstream hStream)
     cubind__cuStreamDestroy_v2_fn cubind_fn = (cubind__cuStreamDestroy_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamDestroy_v2, &cubind__driver_offsets[229]);
     CUresult cubind_status = cubind_fn(hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 229, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 229, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15624,7 +15624,7 @@ static CUresult call_cuStreamCopyAttributes(CUstream dst, CUstream src)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 230, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 230, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15659,7 +15659,7 @@ CUresult cubind_driver_stream_copy_attributes(CUstream dst, CUstream src)
     cubind__cuStreamCopyAttributes_fn cubind_fn = (cubind__cuStreamCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cuStreamCopyAttributes, &cubind__driver_offsets[230]);
     CUresult cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 230, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 230, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15677,7 +15677,7 @@ static CUresult call_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 231, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 231, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15713,7 +15713,7 @@ CUresult cubind_driver_stream_get_attribute(CUstream hStream, CUstreamAttrID att
     cubind__cuStreamGetAttribute_fn cubind_fn = (cubind__cuStreamGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuStreamGetAttribute, &cubind__driver_offsets[231]);
     CUresult cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 231, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 231, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15731,7 +15731,7 @@ static CUresult call_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 232, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 232, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15767,7 +15767,7 @@ CUresult cubind_driver_stream_set_attribute(CUstream hStream, CUstreamAttrID att
     cubind__cuStreamSetAttribute_fn cubind_fn = (cubind__cuStreamSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuStreamSetAttribute, &cubind__driver_offsets[232]);
     CUresult cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 232, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 232, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15785,7 +15785,7 @@ static CUresult call_cuEventCreate(CUevent *phEvent, unsigned int Flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phEvent, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 233, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 233, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15820,7 +15820,7 @@ CUresult cubind_driver_event_create(CUevent *phEvent, unsigned int Flags)
     cubind__cuEventCreate_fn cubind_fn = (cubind__cuEventCreate_fn)cubind__target((cubind__fnptr)slow_cuEventCreate, &cubind__driver_offsets[233]);
     CUresult cubind_status = cubind_fn(phEvent, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 233, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 233, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15838,7 +15838,7 @@ static CUresult call_cuEventRecord(CUevent hEvent, CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 234, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 234, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15873,7 +15873,7 @@ CUresult cubind_driver_event_record(CUevent hEvent, CUstream hStream)
     cubind__cuEventRecord_fn cubind_fn = (cubind__cuEventRecord_fn)cubind__target((cubind__fnptr)slow_cuEventRecord, &cubind__driver_offsets[234]);
     CUresult cubind_status = cubind_fn(hEvent, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 234, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 234, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15891,7 +15891,7 @@ static CUresult call_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, un
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent, hStream, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 235, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 235, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15927,7 +15927,7 @@ CUresult cubind_driver_event_record_with_flags(CUevent hEvent, CUstream hStream,
     cubind__cuEventRecordWithFlags_fn cubind_fn = (cubind__cuEventRecordWithFlags_fn)cubind__target((cubind__fnptr)slow_cuEventRecordWithFlags, &cubind__driver_offsets[235]);
     CUresult cubind_status = cubind_fn(hEvent, hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 235, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 235, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15945,7 +15945,7 @@ static CUresult call_cuEventQuery(CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 236, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 236, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15979,7 +15979,7 @@ CUresult cubind_driver_event_query(CUevent hEvent)
     cubind__cuEventQuery_fn cubind_fn = (cubind__cuEventQuery_fn)cubind__target((cubind__fnptr)slow_cuEventQuery, &cubind__driver_offsets[236]);
     CUresult cubind_status = cubind_fn(hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 236, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 236, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15997,7 +15997,7 @@ static CUresult call_cuEventSynchronize(CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 237, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 237, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16031,7 +16031,7 @@ CUresult cubind_driver_event_synchronize(CUevent hEvent)
     cubind__cuEventSynchronize_fn cubind_fn = (cubind__cuEventSynchronize_fn)cubind__target((cubind__fnptr)slow_cuEventSynchronize, &cubind__driver_offsets[237]);
     CUresult cubind_status = cubind_fn(hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 237, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 237, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16049,7 +16049,7 @@ static CUresult call_cuEventDestroy_v2(CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 238, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 238, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16083,7 +16083,7 @@ CUresult cubind_driver_event_destroy(CUevent hEvent)
     cubind__cuEventDestroy_v2_fn cubind_fn = (cubind__cuEventDestroy_v2_fn)cubind__target((cubind__fnptr)slow_cuEventDestroy_v2, &cubind__driver_offsets[238]);
     CUresult cubind_status = cubind_fn(hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 238, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 238, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16101,7 +16101,7 @@ static CUresult call_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pMilliseconds, hStart, hEnd);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 239, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 239, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16137,7 +16137,7 @@ CUresult cubind_driver_event_elapsed_time(float *pMilliseconds, CUevent hStart, 
     cubind__cuEventElapsedTime_v2_fn cubind_fn = (cubind__cuEventElapsedTime_v2_fn)cubind__target((cubind__fnptr)slow_cuEventElapsedTime_v2, &cubind__driver_offsets[239]);
     CUresult cubind_status = cubind_fn(pMilliseconds, hStart, hEnd);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 239, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 239, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16155,7 +16155,7 @@ static CUresult call_cuImportExternalMemory(CUexternalMemory *extMem_out, const 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 240, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 240, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16190,7 +16190,7 @@ CUresult cubind_driver_import_external_memory(CUexternalMemory *extMem_out, cons
     cubind__cuImportExternalMemory_fn cubind_fn = (cubind__cuImportExternalMemory_fn)cubind__target((cubind__fnptr)slow_cuImportExternalMemory, &cubind__driver_offsets[240]);
     CUresult cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 240, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 240, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16208,7 +16208,7 @@ static CUresult call_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexte
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 241, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 241, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16244,7 +16244,7 @@ CUresult cubind_driver_external_memory_get_mapped_buffer(CUdeviceptr *devPtr, CU
     cubind__cuExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cuExternalMemoryGetMappedBuffer_fn)cubind__target((cubind__fnptr)slow_cuExternalMemoryGetMappedBuffer, &cubind__driver_offsets[241]);
     CUresult cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 241, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 241, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16262,7 +16262,7 @@ static CUresult call_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *m
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 242, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 242, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16298,7 +16298,7 @@ CUresult cubind_driver_external_memory_get_mapped_mipmapped_array(CUmipmappedArr
     cubind__cuExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cuExternalMemoryGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cuExternalMemoryGetMappedMipmappedArray, &cubind__driver_offsets[242]);
     CUresult cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 242, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 242, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16316,7 +16316,7 @@ static CUresult call_cuDestroyExternalMemory(CUexternalMemory extMem)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extMem);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 243, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 243, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16350,7 +16350,7 @@ CUresult cubind_driver_destroy_external_memory(CUexternalMemory extMem)
     cubind__cuDestroyExternalMemory_fn cubind_fn = (cubind__cuDestroyExternalMemory_fn)cubind__target((cubind__fnptr)slow_cuDestroyExternalMemory, &cubind__driver_offsets[243]);
     CUresult cubind_status = cubind_fn(extMem);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 243, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 243, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16368,7 +16368,7 @@ static CUresult call_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 244, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 244, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16403,7 +16403,7 @@ CUresult cubind_driver_import_external_semaphore(CUexternalSemaphore *extSem_out
     cubind__cuImportExternalSemaphore_fn cubind_fn = (cubind__cuImportExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cuImportExternalSemaphore, &cubind__driver_offsets[244]);
     CUresult cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 244, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 244, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16421,7 +16421,7 @@ static CUresult call_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 245, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 245, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16458,7 +16458,7 @@ CUresult cubind_driver_signal_external_semaphores_async(const CUexternalSemaphor
     cubind__cuSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cuSignalExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cuSignalExternalSemaphoresAsync, &cubind__driver_offsets[245]);
     CUresult cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 245, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 245, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16476,7 +16476,7 @@ static CUresult call_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *ex
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 246, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 246, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16513,7 +16513,7 @@ CUresult cubind_driver_wait_external_semaphores_async(const CUexternalSemaphore 
     cubind__cuWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cuWaitExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cuWaitExternalSemaphoresAsync, &cubind__driver_offsets[246]);
     CUresult cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 246, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 246, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16531,7 +16531,7 @@ static CUresult call_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSem);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 247, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 247, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16565,7 +16565,7 @@ CUresult cubind_driver_destroy_external_semaphore(CUexternalSemaphore extSem)
     cubind__cuDestroyExternalSemaphore_fn cubind_fn = (cubind__cuDestroyExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cuDestroyExternalSemaphore, &cubind__driver_offsets[247]);
     CUresult cubind_status = cubind_fn(extSem);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 247, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 247, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16583,7 +16583,7 @@ static CUresult call_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, c
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 248, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 248, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16620,7 +16620,7 @@ CUresult cubind_driver_stream_wait_value32(CUstream stream, CUdeviceptr addr, cu
     cubind__cuStreamWaitValue32_v2_fn cubind_fn = (cubind__cuStreamWaitValue32_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamWaitValue32_v2, &cubind__driver_offsets[248]);
     CUresult cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 248, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 248, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16638,7 +16638,7 @@ static CUresult call_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, c
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 249, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 249, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16675,7 +16675,7 @@ CUresult cubind_driver_stream_wait_value64(CUstream stream, CUdeviceptr addr, cu
     cubind__cuStreamWaitValue64_v2_fn cubind_fn = (cubind__cuStreamWaitValue64_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamWaitValue64_v2, &cubind__driver_offsets[249]);
     CUresult cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 249, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 249, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16693,7 +16693,7 @@ static CUresult call_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 250, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 250, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16730,7 +16730,7 @@ CUresult cubind_driver_stream_write_value32(CUstream stream, CUdeviceptr addr, c
     cubind__cuStreamWriteValue32_v2_fn cubind_fn = (cubind__cuStreamWriteValue32_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamWriteValue32_v2, &cubind__driver_offsets[250]);
     CUresult cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 250, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 250, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16748,7 +16748,7 @@ static CUresult call_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 251, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 251, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16785,7 +16785,7 @@ CUresult cubind_driver_stream_write_value64(CUstream stream, CUdeviceptr addr, c
     cubind__cuStreamWriteValue64_v2_fn cubind_fn = (cubind__cuStreamWriteValue64_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamWriteValue64_v2, &cubind__driver_offsets[251]);
     CUresult cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 251, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 251, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16803,7 +16803,7 @@ static CUresult call_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, count, paramArray, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 252, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 252, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16840,7 +16840,7 @@ CUresult cubind_driver_stream_batch_mem_op(CUstream stream, unsigned int count, 
     cubind__cuStreamBatchMemOp_v2_fn cubind_fn = (cubind__cuStreamBatchMemOp_v2_fn)cubind__target((cubind__fnptr)slow_cuStreamBatchMemOp_v2, &cubind__driver_offsets[252]);
     CUresult cubind_status = cubind_fn(stream, count, paramArray, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 252, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 252, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16858,7 +16858,7 @@ static CUresult call_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, attrib, hfunc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 253, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 253, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16894,7 +16894,7 @@ CUresult cubind_driver_func_get_attribute(int *pi, CUfunction_attribute attrib, 
     cubind__cuFuncGetAttribute_fn cubind_fn = (cubind__cuFuncGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuFuncGetAttribute, &cubind__driver_offsets[253]);
     CUresult cubind_status = cubind_fn(pi, attrib, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 253, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 253, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16912,7 +16912,7 @@ static CUresult call_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute a
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, attrib, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 254, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 254, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16948,7 +16948,7 @@ CUresult cubind_driver_func_set_attribute(CUfunction hfunc, CUfunction_attribute
     cubind__cuFuncSetAttribute_fn cubind_fn = (cubind__cuFuncSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuFuncSetAttribute, &cubind__driver_offsets[254]);
     CUresult cubind_status = cubind_fn(hfunc, attrib, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 254, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 254, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16966,7 +16966,7 @@ static CUresult call_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, config);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 255, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 255, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17001,7 +17001,7 @@ CUresult cubind_driver_func_set_cache_config(CUfunction hfunc, CUfunc_cache conf
     cubind__cuFuncSetCacheConfig_fn cubind_fn = (cubind__cuFuncSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cuFuncSetCacheConfig, &cubind__driver_offsets[255]);
     CUresult cubind_status = cubind_fn(hfunc, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 255, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 255, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17019,7 +17019,7 @@ static CUresult call_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hmod, hfunc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 256, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 256, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17054,7 +17054,7 @@ CUresult cubind_driver_func_get_module(CUmodule *hmod, CUfunction hfunc)
     cubind__cuFuncGetModule_fn cubind_fn = (cubind__cuFuncGetModule_fn)cubind__target((cubind__fnptr)slow_cuFuncGetModule, &cubind__driver_offsets[256]);
     CUresult cubind_status = cubind_fn(hmod, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 256, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 256, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17072,7 +17072,7 @@ static CUresult call_cuFuncGetName(const char **name, CUfunction hfunc)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(name, hfunc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 257, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 257, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17107,7 +17107,7 @@ CUresult cubind_driver_func_get_name(const char **name, CUfunction hfunc)
     cubind__cuFuncGetName_fn cubind_fn = (cubind__cuFuncGetName_fn)cubind__target((cubind__fnptr)slow_cuFuncGetName, &cubind__driver_offsets[257]);
     CUresult cubind_status = cubind_fn(name, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 257, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 257, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17125,7 +17125,7 @@ static CUresult call_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 258, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 258, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17162,7 +17162,7 @@ CUresult cubind_driver_func_get_param_info(CUfunction func, size_t paramIndex, s
     cubind__cuFuncGetParamInfo_fn cubind_fn = (cubind__cuFuncGetParamInfo_fn)cubind__target((cubind__fnptr)slow_cuFuncGetParamInfo, &cubind__driver_offsets[258]);
     CUresult cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 258, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 258, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17180,7 +17180,7 @@ static CUresult call_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction fu
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, function);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 259, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 259, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17215,7 +17215,7 @@ CUresult cubind_driver_func_is_loaded(CUfunctionLoadingState *state, CUfunction 
     cubind__cuFuncIsLoaded_fn cubind_fn = (cubind__cuFuncIsLoaded_fn)cubind__target((cubind__fnptr)slow_cuFuncIsLoaded, &cubind__driver_offsets[259]);
     CUresult cubind_status = cubind_fn(state, function);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 259, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 259, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17233,7 +17233,7 @@ static CUresult call_cuFuncLoad(CUfunction function)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(function);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 260, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 260, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17267,7 +17267,7 @@ CUresult cubind_driver_func_load(CUfunction function)
     cubind__cuFuncLoad_fn cubind_fn = (cubind__cuFuncLoad_fn)cubind__target((cubind__fnptr)slow_cuFuncLoad, &cubind__driver_offsets[260]);
     CUresult cubind_status = cubind_fn(function);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 260, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 260, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17285,7 +17285,7 @@ static CUresult call_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigne
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 261, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 261, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17329,7 +17329,7 @@ CUresult cubind_driver_launch_kernel(CUfunction f, unsigned int gridDimX, unsign
     cubind__cuLaunchKernel_fn cubind_fn = (cubind__cuLaunchKernel_fn)cubind__target((cubind__fnptr)slow_cuLaunchKernel, &cubind__driver_offsets[261]);
     CUresult cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 261, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 261, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17347,7 +17347,7 @@ static CUresult call_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(config, f, kernelParams, extra);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 262, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 262, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17384,7 +17384,7 @@ CUresult cubind_driver_launch_kernel_ex(const CUlaunchConfig *config, CUfunction
     cubind__cuLaunchKernelEx_fn cubind_fn = (cubind__cuLaunchKernelEx_fn)cubind__target((cubind__fnptr)slow_cuLaunchKernelEx, &cubind__driver_offsets[262]);
     CUresult cubind_status = cubind_fn(config, f, kernelParams, extra);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 262, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 262, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17402,7 +17402,7 @@ static CUresult call_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 263, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 263, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17445,7 +17445,7 @@ CUresult cubind_driver_launch_cooperative_kernel(CUfunction f, unsigned int grid
     cubind__cuLaunchCooperativeKernel_fn cubind_fn = (cubind__cuLaunchCooperativeKernel_fn)cubind__target((cubind__fnptr)slow_cuLaunchCooperativeKernel, &cubind__driver_offsets[263]);
     CUresult cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 263, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 263, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17463,7 +17463,7 @@ static CUresult call_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *la
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(launchParamsList, numDevices, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 264, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 264, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17499,7 +17499,7 @@ CUresult cubind_driver_launch_cooperative_kernel_multi_device(CUDA_LAUNCH_PARAMS
     cubind__cuLaunchCooperativeKernelMultiDevice_fn cubind_fn = (cubind__cuLaunchCooperativeKernelMultiDevice_fn)cubind__target((cubind__fnptr)slow_cuLaunchCooperativeKernelMultiDevice, &cubind__driver_offsets[264]);
     CUresult cubind_status = cubind_fn(launchParamsList, numDevices, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 264, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 264, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17517,7 +17517,7 @@ static CUresult call_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userD
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, fn, userData);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 265, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 265, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17553,7 +17553,7 @@ CUresult cubind_driver_launch_host_func(CUstream hStream, CUhostFn fn, void *use
     cubind__cuLaunchHostFunc_fn cubind_fn = (cubind__cuLaunchHostFunc_fn)cubind__target((cubind__fnptr)slow_cuLaunchHostFunc, &cubind__driver_offsets[265]);
     CUresult cubind_status = cubind_fn(hStream, fn, userData);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 265, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 265, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17571,7 +17571,7 @@ static CUresult call_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, x, y, z);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 266, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 266, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17608,7 +17608,7 @@ CUresult cubind_driver_func_set_block_shape(CUfunction hfunc, int x, int y, int 
     cubind__cuFuncSetBlockShape_fn cubind_fn = (cubind__cuFuncSetBlockShape_fn)cubind__target((cubind__fnptr)slow_cuFuncSetBlockShape, &cubind__driver_offsets[266]);
     CUresult cubind_status = cubind_fn(hfunc, x, y, z);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 266, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 266, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17626,7 +17626,7 @@ static CUresult call_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, bytes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 267, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 267, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17661,7 +17661,7 @@ CUresult cubind_driver_func_set_shared_size(CUfunction hfunc, unsigned int bytes
     cubind__cuFuncSetSharedSize_fn cubind_fn = (cubind__cuFuncSetSharedSize_fn)cubind__target((cubind__fnptr)slow_cuFuncSetSharedSize, &cubind__driver_offsets[267]);
     CUresult cubind_status = cubind_fn(hfunc, bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 267, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 267, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17679,7 +17679,7 @@ static CUresult call_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, numbytes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 268, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 268, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17714,7 +17714,7 @@ CUresult cubind_driver_param_set_size(CUfunction hfunc, unsigned int numbytes)
     cubind__cuParamSetSize_fn cubind_fn = (cubind__cuParamSetSize_fn)cubind__target((cubind__fnptr)slow_cuParamSetSize, &cubind__driver_offsets[268]);
     CUresult cubind_status = cubind_fn(hfunc, numbytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 268, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 268, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17732,7 +17732,7 @@ static CUresult call_cuParamSeti(CUfunction hfunc, int offset, unsigned int valu
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, offset, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 269, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 269, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17768,7 +17768,7 @@ CUresult cubind_driver_param_seti(CUfunction hfunc, int offset, unsigned int val
     cubind__cuParamSeti_fn cubind_fn = (cubind__cuParamSeti_fn)cubind__target((cubind__fnptr)slow_cuParamSeti, &cubind__driver_offsets[269]);
     CUresult cubind_status = cubind_fn(hfunc, offset, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 269, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 269, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17786,7 +17786,7 @@ static CUresult call_cuParamSetf(CUfunction hfunc, int offset, float value)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, offset, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 270, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 270, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17822,7 +17822,7 @@ CUresult cubind_driver_param_setf(CUfunction hfunc, int offset, float value)
     cubind__cuParamSetf_fn cubind_fn = (cubind__cuParamSetf_fn)cubind__target((cubind__fnptr)slow_cuParamSetf, &cubind__driver_offsets[270]);
     CUresult cubind_status = cubind_fn(hfunc, offset, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 270, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 270, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17840,7 +17840,7 @@ static CUresult call_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsign
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, offset, ptr, numbytes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 271, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 271, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17877,7 +17877,7 @@ CUresult cubind_driver_param_setv(CUfunction hfunc, int offset, void *ptr, unsig
     cubind__cuParamSetv_fn cubind_fn = (cubind__cuParamSetv_fn)cubind__target((cubind__fnptr)slow_cuParamSetv, &cubind__driver_offsets[271]);
     CUresult cubind_status = cubind_fn(hfunc, offset, ptr, numbytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 271, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 271, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17895,7 +17895,7 @@ static CUresult call_cuLaunch(CUfunction f)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 272, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 272, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17929,7 +17929,7 @@ CUresult cubind_driver_launch(CUfunction f)
     cubind__cuLaunch_fn cubind_fn = (cubind__cuLaunch_fn)cubind__target((cubind__fnptr)slow_cuLaunch, &cubind__driver_offsets[272]);
     CUresult cubind_status = cubind_fn(f);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 272, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 272, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17947,7 +17947,7 @@ static CUresult call_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, grid_width, grid_height);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 273, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 273, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17983,7 +17983,7 @@ CUresult cubind_driver_launch_grid(CUfunction f, int grid_width, int grid_height
     cubind__cuLaunchGrid_fn cubind_fn = (cubind__cuLaunchGrid_fn)cubind__target((cubind__fnptr)slow_cuLaunchGrid, &cubind__driver_offsets[273]);
     CUresult cubind_status = cubind_fn(f, grid_width, grid_height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 273, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 273, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18001,7 +18001,7 @@ static CUresult call_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_he
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, grid_width, grid_height, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 274, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 274, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18038,7 +18038,7 @@ CUresult cubind_driver_launch_grid_async(CUfunction f, int grid_width, int grid_
     cubind__cuLaunchGridAsync_fn cubind_fn = (cubind__cuLaunchGridAsync_fn)cubind__target((cubind__fnptr)slow_cuLaunchGridAsync, &cubind__driver_offsets[274]);
     CUresult cubind_status = cubind_fn(f, grid_width, grid_height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 274, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 274, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18056,7 +18056,7 @@ static CUresult call_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hT
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, texunit, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 275, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 275, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18092,7 +18092,7 @@ CUresult cubind_driver_param_set_tex_ref(CUfunction hfunc, int texunit, CUtexref
     cubind__cuParamSetTexRef_fn cubind_fn = (cubind__cuParamSetTexRef_fn)cubind__target((cubind__fnptr)slow_cuParamSetTexRef, &cubind__driver_offsets[275]);
     CUresult cubind_status = cubind_fn(hfunc, texunit, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 275, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 275, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18110,7 +18110,7 @@ static CUresult call_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig c
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, config);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 276, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 276, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18145,7 +18145,7 @@ CUresult cubind_driver_func_set_shared_mem_config(CUfunction hfunc, CUsharedconf
     cubind__cuFuncSetSharedMemConfig_fn cubind_fn = (cubind__cuFuncSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cuFuncSetSharedMemConfig, &cubind__driver_offsets[276]);
     CUresult cubind_status = cubind_fn(hfunc, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 276, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 276, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18163,7 +18163,7 @@ static CUresult call_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraph, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 277, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 277, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18198,7 +18198,7 @@ CUresult cubind_driver_graph_create(CUgraph *phGraph, unsigned int flags)
     cubind__cuGraphCreate_fn cubind_fn = (cubind__cuGraphCreate_fn)cubind__target((cubind__fnptr)slow_cuGraphCreate, &cubind__driver_offsets[277]);
     CUresult cubind_status = cubind_fn(phGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 277, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 277, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18216,7 +18216,7 @@ static CUresult call_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph h
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 278, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 278, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18254,7 +18254,7 @@ CUresult cubind_driver_graph_add_kernel_node(CUgraphNode *phGraphNode, CUgraph h
     cubind__cuGraphAddKernelNode_v2_fn cubind_fn = (cubind__cuGraphAddKernelNode_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphAddKernelNode_v2, &cubind__driver_offsets[278]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 278, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 278, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18272,7 +18272,7 @@ static CUresult call_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNE
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 279, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 279, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18307,7 +18307,7 @@ CUresult cubind_driver_graph_kernel_node_get_params(CUgraphNode hNode, CUDA_KERN
     cubind__cuGraphKernelNodeGetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeGetParams_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphKernelNodeGetParams_v2, &cubind__driver_offsets[279]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 279, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 279, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18325,7 +18325,7 @@ static CUresult call_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 280, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 280, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18360,7 +18360,7 @@ CUresult cubind_driver_graph_kernel_node_set_params(CUgraphNode hNode, const CUD
     cubind__cuGraphKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeSetParams_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphKernelNodeSetParams_v2, &cubind__driver_offsets[280]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 280, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 280, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18378,7 +18378,7 @@ static CUresult call_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 281, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 281, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18417,7 +18417,7 @@ CUresult cubind_driver_graph_add_memcpy_node(CUgraphNode *phGraphNode, CUgraph h
     cubind__cuGraphAddMemcpyNode_fn cubind_fn = (cubind__cuGraphAddMemcpyNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddMemcpyNode, &cubind__driver_offsets[281]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 281, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 281, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18435,7 +18435,7 @@ static CUresult call_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 282, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 282, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18470,7 +18470,7 @@ CUresult cubind_driver_graph_memcpy_node_get_params(CUgraphNode hNode, CUDA_MEMC
     cubind__cuGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphMemcpyNodeGetParams, &cubind__driver_offsets[282]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 282, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 282, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18488,7 +18488,7 @@ static CUresult call_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_ME
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 283, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 283, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18523,7 +18523,7 @@ CUresult cubind_driver_graph_memcpy_node_set_params(CUgraphNode hNode, const CUD
     cubind__cuGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphMemcpyNodeSetParams, &cubind__driver_offsets[283]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 283, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 283, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18541,7 +18541,7 @@ static CUresult call_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 284, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 284, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18580,7 +18580,7 @@ CUresult cubind_driver_graph_add_memset_node(CUgraphNode *phGraphNode, CUgraph h
     cubind__cuGraphAddMemsetNode_fn cubind_fn = (cubind__cuGraphAddMemsetNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddMemsetNode, &cubind__driver_offsets[284]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 284, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 284, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18598,7 +18598,7 @@ static CUresult call_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_N
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 285, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 285, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18633,7 +18633,7 @@ CUresult cubind_driver_graph_memset_node_get_params(CUgraphNode hNode, CUDA_MEMS
     cubind__cuGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphMemsetNodeGetParams, &cubind__driver_offsets[285]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 285, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 285, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18651,7 +18651,7 @@ static CUresult call_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_ME
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 286, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 286, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18686,7 +18686,7 @@ CUresult cubind_driver_graph_memset_node_set_params(CUgraphNode hNode, const CUD
     cubind__cuGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphMemsetNodeSetParams, &cubind__driver_offsets[286]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 286, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 286, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18704,7 +18704,7 @@ static CUresult call_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 287, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 287, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18742,7 +18742,7 @@ CUresult cubind_driver_graph_add_host_node(CUgraphNode *phGraphNode, CUgraph hGr
     cubind__cuGraphAddHostNode_fn cubind_fn = (cubind__cuGraphAddHostNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddHostNode, &cubind__driver_offsets[287]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 287, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 287, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18760,7 +18760,7 @@ static CUresult call_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 288, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 288, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18795,7 +18795,7 @@ CUresult cubind_driver_graph_host_node_get_params(CUgraphNode hNode, CUDA_HOST_N
     cubind__cuGraphHostNodeGetParams_fn cubind_fn = (cubind__cuGraphHostNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphHostNodeGetParams, &cubind__driver_offsets[288]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 288, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 288, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18813,7 +18813,7 @@ static CUresult call_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 289, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 289, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18848,7 +18848,7 @@ CUresult cubind_driver_graph_host_node_set_params(CUgraphNode hNode, const CUDA_
     cubind__cuGraphHostNodeSetParams_fn cubind_fn = (cubind__cuGraphHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphHostNodeSetParams, &cubind__driver_offsets[289]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 289, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 289, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18866,7 +18866,7 @@ static CUresult call_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 290, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 290, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18904,7 +18904,7 @@ CUresult cubind_driver_graph_add_child_graph_node(CUgraphNode *phGraphNode, CUgr
     cubind__cuGraphAddChildGraphNode_fn cubind_fn = (cubind__cuGraphAddChildGraphNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddChildGraphNode, &cubind__driver_offsets[290]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 290, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 290, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18922,7 +18922,7 @@ static CUresult call_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *p
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, phGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 291, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 291, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18957,7 +18957,7 @@ CUresult cubind_driver_graph_child_graph_node_get_graph(CUgraphNode hNode, CUgra
     cubind__cuGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cuGraphChildGraphNodeGetGraph_fn)cubind__target((cubind__fnptr)slow_cuGraphChildGraphNodeGetGraph, &cubind__driver_offsets[291]);
     CUresult cubind_status = cubind_fn(hNode, phGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 291, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 291, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18975,7 +18975,7 @@ static CUresult call_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGrap
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 292, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 292, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19012,7 +19012,7 @@ CUresult cubind_driver_graph_add_empty_node(CUgraphNode *phGraphNode, CUgraph hG
     cubind__cuGraphAddEmptyNode_fn cubind_fn = (cubind__cuGraphAddEmptyNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddEmptyNode, &cubind__driver_offsets[292]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 292, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 292, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19030,7 +19030,7 @@ static CUresult call_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 293, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 293, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19068,7 +19068,7 @@ CUresult cubind_driver_graph_add_event_record_node(CUgraphNode *phGraphNode, CUg
     cubind__cuGraphAddEventRecordNode_fn cubind_fn = (cubind__cuGraphAddEventRecordNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddEventRecordNode, &cubind__driver_offsets[293]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 293, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 293, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19086,7 +19086,7 @@ static CUresult call_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 294, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 294, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19121,7 +19121,7 @@ CUresult cubind_driver_graph_event_record_node_get_event(CUgraphNode hNode, CUev
     cubind__cuGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cuGraphEventRecordNodeGetEvent, &cubind__driver_offsets[294]);
     CUresult cubind_status = cubind_fn(hNode, event_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 294, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 294, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19139,7 +19139,7 @@ static CUresult call_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent e
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 295, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 295, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19174,7 +19174,7 @@ CUresult cubind_driver_graph_event_record_node_set_event(CUgraphNode hNode, CUev
     cubind__cuGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cuGraphEventRecordNodeSetEvent, &cubind__driver_offsets[295]);
     CUresult cubind_status = cubind_fn(hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 295, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 295, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19192,7 +19192,7 @@ static CUresult call_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph h
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 296, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 296, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19230,7 +19230,7 @@ CUresult cubind_driver_graph_add_event_wait_node(CUgraphNode *phGraphNode, CUgra
     cubind__cuGraphAddEventWaitNode_fn cubind_fn = (cubind__cuGraphAddEventWaitNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddEventWaitNode, &cubind__driver_offsets[296]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 296, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 296, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19248,7 +19248,7 @@ static CUresult call_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *ev
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 297, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 297, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19283,7 +19283,7 @@ CUresult cubind_driver_graph_event_wait_node_get_event(CUgraphNode hNode, CUeven
     cubind__cuGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cuGraphEventWaitNodeGetEvent, &cubind__driver_offsets[297]);
     CUresult cubind_status = cubind_fn(hNode, event_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 297, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 297, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19301,7 +19301,7 @@ static CUresult call_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent eve
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 298, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 298, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19336,7 +19336,7 @@ CUresult cubind_driver_graph_event_wait_node_set_event(CUgraphNode hNode, CUeven
     cubind__cuGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cuGraphEventWaitNodeSetEvent, &cubind__driver_offsets[298]);
     CUresult cubind_status = cubind_fn(hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 298, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 298, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19354,7 +19354,7 @@ static CUresult call_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraph
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 299, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 299, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19392,7 +19392,7 @@ CUresult cubind_driver_graph_add_external_semaphores_signal_node(CUgraphNode *ph
     cubind__cuGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresSignalNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddExternalSemaphoresSignalNode, &cubind__driver_offsets[299]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 299, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 299, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19410,7 +19410,7 @@ static CUresult call_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hN
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 300, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 300, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19445,7 +19445,7 @@ CUresult cubind_driver_graph_external_semaphores_signal_node_get_params(CUgraphN
     cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExternalSemaphoresSignalNodeGetParams, &cubind__driver_offsets[300]);
     CUresult cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 300, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 300, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19463,7 +19463,7 @@ static CUresult call_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hN
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 301, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 301, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19498,7 +19498,7 @@ CUresult cubind_driver_graph_external_semaphores_signal_node_set_params(CUgraphN
     cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExternalSemaphoresSignalNodeSetParams, &cubind__driver_offsets[301]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 301, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 301, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19516,7 +19516,7 @@ static CUresult call_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 302, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 302, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19554,7 +19554,7 @@ CUresult cubind_driver_graph_add_external_semaphores_wait_node(CUgraphNode *phGr
     cubind__cuGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresWaitNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddExternalSemaphoresWaitNode, &cubind__driver_offsets[302]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 302, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 302, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19572,7 +19572,7 @@ static CUresult call_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNod
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 303, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 303, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19607,7 +19607,7 @@ CUresult cubind_driver_graph_external_semaphores_wait_node_get_params(CUgraphNod
     cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExternalSemaphoresWaitNodeGetParams, &cubind__driver_offsets[303]);
     CUresult cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 303, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 303, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19625,7 +19625,7 @@ static CUresult call_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNod
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 304, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 304, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19660,7 +19660,7 @@ CUresult cubind_driver_graph_external_semaphores_wait_node_set_params(CUgraphNod
     cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExternalSemaphoresWaitNodeSetParams, &cubind__driver_offsets[304]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 304, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 304, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19678,7 +19678,7 @@ static CUresult call_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 305, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 305, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19716,7 +19716,7 @@ CUresult cubind_driver_graph_add_batch_mem_op_node(CUgraphNode *phGraphNode, CUg
     cubind__cuGraphAddBatchMemOpNode_fn cubind_fn = (cubind__cuGraphAddBatchMemOpNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddBatchMemOpNode, &cubind__driver_offsets[305]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 305, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 305, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19734,7 +19734,7 @@ static CUresult call_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATC
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 306, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 306, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19769,7 +19769,7 @@ CUresult cubind_driver_graph_batch_mem_op_node_get_params(CUgraphNode hNode, CUD
     cubind__cuGraphBatchMemOpNodeGetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphBatchMemOpNodeGetParams, &cubind__driver_offsets[306]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 306, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 306, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19787,7 +19787,7 @@ static CUresult call_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUD
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 307, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 307, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19822,7 +19822,7 @@ CUresult cubind_driver_graph_batch_mem_op_node_set_params(CUgraphNode hNode, con
     cubind__cuGraphBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphBatchMemOpNodeSetParams, &cubind__driver_offsets[307]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 307, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 307, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19840,7 +19840,7 @@ static CUresult call_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 308, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 308, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19876,7 +19876,7 @@ CUresult cubind_driver_graph_exec_batch_mem_op_node_set_params(CUgraphExec hGrap
     cubind__cuGraphExecBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphExecBatchMemOpNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecBatchMemOpNodeSetParams, &cubind__driver_offsets[308]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 308, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 308, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19894,7 +19894,7 @@ static CUresult call_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hG
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 309, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 309, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19932,7 +19932,7 @@ CUresult cubind_driver_graph_add_mem_alloc_node(CUgraphNode *phGraphNode, CUgrap
     cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddMemAllocNode, &cubind__driver_offsets[309]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 309, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 309, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -19950,7 +19950,7 @@ static CUresult call_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_AL
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 310, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 310, (int)cubind_status);
     return cubind_status;
 }
 
@@ -19985,7 +19985,7 @@ CUresult cubind_driver_graph_mem_alloc_node_get_params(CUgraphNode hNode, CUDA_M
     cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphMemAllocNodeGetParams, &cubind__driver_offsets[310]);
     CUresult cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 310, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 310, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20003,7 +20003,7 @@ static CUresult call_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 311, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 311, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20041,7 +20041,7 @@ CUresult cubind_driver_graph_add_mem_free_node(CUgraphNode *phGraphNode, CUgraph
     cubind__cuGraphAddMemFreeNode_fn cubind_fn = (cubind__cuGraphAddMemFreeNode_fn)cubind__target((cubind__fnptr)slow_cuGraphAddMemFreeNode, &cubind__driver_offsets[311]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 311, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 311, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20059,7 +20059,7 @@ static CUresult call_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, dptr_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 312, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 312, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20094,7 +20094,7 @@ CUresult cubind_driver_graph_mem_free_node_get_params(CUgraphNode hNode, CUdevic
     cubind__cuGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cuGraphMemFreeNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphMemFreeNodeGetParams, &cubind__driver_offsets[312]);
     CUresult cubind_status = cubind_fn(hNode, dptr_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 312, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 312, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20112,7 +20112,7 @@ static CUresult call_cuDeviceGraphMemTrim(CUdevice device)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 313, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 313, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20146,7 +20146,7 @@ CUresult cubind_driver_device_graph_mem_trim(CUdevice device)
     cubind__cuDeviceGraphMemTrim_fn cubind_fn = (cubind__cuDeviceGraphMemTrim_fn)cubind__target((cubind__fnptr)slow_cuDeviceGraphMemTrim, &cubind__driver_offsets[313]);
     CUresult cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 313, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 313, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20164,7 +20164,7 @@ static CUresult call_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_at
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 314, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 314, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20200,7 +20200,7 @@ CUresult cubind_driver_device_get_graph_mem_attribute(CUdevice device, CUgraphMe
     cubind__cuDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceGetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetGraphMemAttribute, &cubind__driver_offsets[314]);
     CUresult cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 314, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 314, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20218,7 +20218,7 @@ static CUresult call_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_at
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 315, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 315, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20254,7 +20254,7 @@ CUresult cubind_driver_device_set_graph_mem_attribute(CUdevice device, CUgraphMe
     cubind__cuDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceSetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cuDeviceSetGraphMemAttribute, &cubind__driver_offsets[315]);
     CUresult cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 315, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 315, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20272,7 +20272,7 @@ static CUresult call_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphClone, originalGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 316, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 316, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20307,7 +20307,7 @@ CUresult cubind_driver_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind__cuGraphClone_fn cubind_fn = (cubind__cuGraphClone_fn)cubind__target((cubind__fnptr)slow_cuGraphClone, &cubind__driver_offsets[316]);
     CUresult cubind_status = cubind_fn(phGraphClone, originalGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 316, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 316, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20325,7 +20325,7 @@ static CUresult call_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phNode, hOriginalNode, hClonedGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 317, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 317, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20361,7 +20361,7 @@ CUresult cubind_driver_graph_node_find_in_clone(CUgraphNode *phNode, CUgraphNode
     cubind__cuGraphNodeFindInClone_fn cubind_fn = (cubind__cuGraphNodeFindInClone_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeFindInClone, &cubind__driver_offsets[317]);
     CUresult cubind_status = cubind_fn(phNode, hOriginalNode, hClonedGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 317, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 317, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20379,7 +20379,7 @@ static CUresult call_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 318, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 318, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20414,7 +20414,7 @@ CUresult cubind_driver_graph_node_get_type(CUgraphNode hNode, CUgraphNodeType *t
     cubind__cuGraphNodeGetType_fn cubind_fn = (cubind__cuGraphNodeGetType_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeGetType, &cubind__driver_offsets[318]);
     CUresult cubind_status = cubind_fn(hNode, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 318, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 318, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20432,7 +20432,7 @@ static CUresult call_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, nodes, numNodes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 319, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 319, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20468,7 +20468,7 @@ CUresult cubind_driver_graph_get_nodes(CUgraph hGraph, CUgraphNode *nodes, size_
     cubind__cuGraphGetNodes_fn cubind_fn = (cubind__cuGraphGetNodes_fn)cubind__target((cubind__fnptr)slow_cuGraphGetNodes, &cubind__driver_offsets[319]);
     CUresult cubind_status = cubind_fn(hGraph, nodes, numNodes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 319, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 319, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20486,7 +20486,7 @@ static CUresult call_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, rootNodes, numRootNodes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 320, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 320, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20522,7 +20522,7 @@ CUresult cubind_driver_graph_get_root_nodes(CUgraph hGraph, CUgraphNode *rootNod
     cubind__cuGraphGetRootNodes_fn cubind_fn = (cubind__cuGraphGetRootNodes_fn)cubind__target((cubind__fnptr)slow_cuGraphGetRootNodes, &cubind__driver_offsets[320]);
     CUresult cubind_status = cubind_fn(hGraph, rootNodes, numRootNodes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 320, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 320, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20540,7 +20540,7 @@ static CUresult call_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numEdges);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 321, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 321, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20578,7 +20578,7 @@ CUresult cubind_driver_graph_get_edges(CUgraph hGraph, CUgraphNode *from, CUgrap
     cubind__cuGraphGetEdges_v2_fn cubind_fn = (cubind__cuGraphGetEdges_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphGetEdges_v2, &cubind__driver_offsets[321]);
     CUresult cubind_status = cubind_fn(hGraph, from, to, edgeData, numEdges);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 321, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 321, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20596,7 +20596,7 @@ static CUresult call_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNod
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, dependencies, edgeData, numDependencies);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 322, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 322, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20633,7 +20633,7 @@ CUresult cubind_driver_graph_node_get_dependencies(CUgraphNode hNode, CUgraphNod
     cubind__cuGraphNodeGetDependencies_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependencies_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeGetDependencies_v2, &cubind__driver_offsets[322]);
     CUresult cubind_status = cubind_fn(hNode, dependencies, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 322, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 322, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20651,7 +20651,7 @@ static CUresult call_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphN
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, dependentNodes, edgeData, numDependentNodes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 323, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 323, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20688,7 +20688,7 @@ CUresult cubind_driver_graph_node_get_dependent_nodes(CUgraphNode hNode, CUgraph
     cubind__cuGraphNodeGetDependentNodes_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependentNodes_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeGetDependentNodes_v2, &cubind__driver_offsets[323]);
     CUresult cubind_status = cubind_fn(hNode, dependentNodes, edgeData, numDependentNodes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 323, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 323, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20706,7 +20706,7 @@ static CUresult call_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 324, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 324, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20744,7 +20744,7 @@ CUresult cubind_driver_graph_add_dependencies(CUgraph hGraph, const CUgraphNode 
     cubind__cuGraphAddDependencies_v2_fn cubind_fn = (cubind__cuGraphAddDependencies_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphAddDependencies_v2, &cubind__driver_offsets[324]);
     CUresult cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 324, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 324, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20762,7 +20762,7 @@ static CUresult call_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphN
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 325, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 325, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20800,7 +20800,7 @@ CUresult cubind_driver_graph_remove_dependencies(CUgraph hGraph, const CUgraphNo
     cubind__cuGraphRemoveDependencies_v2_fn cubind_fn = (cubind__cuGraphRemoveDependencies_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphRemoveDependencies_v2, &cubind__driver_offsets[325]);
     CUresult cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 325, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 325, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20818,7 +20818,7 @@ static CUresult call_cuGraphDestroyNode(CUgraphNode hNode)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 326, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 326, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20852,7 +20852,7 @@ CUresult cubind_driver_graph_destroy_node(CUgraphNode hNode)
     cubind__cuGraphDestroyNode_fn cubind_fn = (cubind__cuGraphDestroyNode_fn)cubind__target((cubind__fnptr)slow_cuGraphDestroyNode, &cubind__driver_offsets[326]);
     CUresult cubind_status = cubind_fn(hNode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 326, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 326, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20870,7 +20870,7 @@ static CUresult call_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphExec, hGraph, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 327, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 327, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20906,7 +20906,7 @@ CUresult cubind_driver_graph_instantiate(CUgraphExec *phGraphExec, CUgraph hGrap
     cubind__cuGraphInstantiateWithFlags_fn cubind_fn = (cubind__cuGraphInstantiateWithFlags_fn)cubind__target((cubind__fnptr)slow_cuGraphInstantiateWithFlags, &cubind__driver_offsets[327]);
     CUresult cubind_status = cubind_fn(phGraphExec, hGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 327, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 327, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20924,7 +20924,7 @@ static CUresult call_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphExec, hGraph, instantiateParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 328, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 328, (int)cubind_status);
     return cubind_status;
 }
 
@@ -20960,7 +20960,7 @@ CUresult cubind_driver_graph_instantiate_with_params(CUgraphExec *phGraphExec, C
     cubind__cuGraphInstantiateWithParams_fn cubind_fn = (cubind__cuGraphInstantiateWithParams_fn)cubind__target((cubind__fnptr)slow_cuGraphInstantiateWithParams, &cubind__driver_offsets[328]);
     CUresult cubind_status = cubind_fn(phGraphExec, hGraph, instantiateParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 328, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 328, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -20978,7 +20978,7 @@ static CUresult call_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *fla
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 329, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 329, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21013,7 +21013,7 @@ CUresult cubind_driver_graph_exec_get_flags(CUgraphExec hGraphExec, cuuint64_t *
     cubind__cuGraphExecGetFlags_fn cubind_fn = (cubind__cuGraphExecGetFlags_fn)cubind__target((cubind__fnptr)slow_cuGraphExecGetFlags, &cubind__driver_offsets[329]);
     CUresult cubind_status = cubind_fn(hGraphExec, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 329, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 329, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21031,7 +21031,7 @@ static CUresult call_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, C
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 330, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 330, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21067,7 +21067,7 @@ CUresult cubind_driver_graph_exec_kernel_node_set_params(CUgraphExec hGraphExec,
     cubind__cuGraphExecKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphExecKernelNodeSetParams_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphExecKernelNodeSetParams_v2, &cubind__driver_offsets[330]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 330, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 330, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21085,7 +21085,7 @@ static CUresult call_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, copyParams, ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 331, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 331, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21122,7 +21122,7 @@ CUresult cubind_driver_graph_exec_memcpy_node_set_params(CUgraphExec hGraphExec,
     cubind__cuGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecMemcpyNodeSetParams, &cubind__driver_offsets[331]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, copyParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 331, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 331, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21140,7 +21140,7 @@ static CUresult call_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, memsetParams, ctx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 332, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 332, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21177,7 +21177,7 @@ CUresult cubind_driver_graph_exec_memset_node_set_params(CUgraphExec hGraphExec,
     cubind__cuGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecMemsetNodeSetParams, &cubind__driver_offsets[332]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, memsetParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 332, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 332, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21195,7 +21195,7 @@ static CUresult call_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgrap
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 333, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 333, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21231,7 +21231,7 @@ CUresult cubind_driver_graph_exec_host_node_set_params(CUgraphExec hGraphExec, C
     cubind__cuGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cuGraphExecHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecHostNodeSetParams, &cubind__driver_offsets[333]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 333, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 333, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21249,7 +21249,7 @@ static CUresult call_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, childGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 334, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 334, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21285,7 +21285,7 @@ CUresult cubind_driver_graph_exec_child_graph_node_set_params(CUgraphExec hGraph
     cubind__cuGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphExecChildGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecChildGraphNodeSetParams, &cubind__driver_offsets[334]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 334, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 334, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21303,7 +21303,7 @@ static CUresult call_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 335, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 335, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21339,7 +21339,7 @@ CUresult cubind_driver_graph_exec_event_record_node_set_event(CUgraphExec hGraph
     cubind__cuGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cuGraphExecEventRecordNodeSetEvent, &cubind__driver_offsets[335]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 335, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 335, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21357,7 +21357,7 @@ static CUresult call_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 336, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 336, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21393,7 +21393,7 @@ CUresult cubind_driver_graph_exec_event_wait_node_set_event(CUgraphExec hGraphEx
     cubind__cuGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cuGraphExecEventWaitNodeSetEvent, &cubind__driver_offsets[336]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 336, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 336, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21411,7 +21411,7 @@ static CUresult call_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 337, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 337, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21447,7 +21447,7 @@ CUresult cubind_driver_graph_exec_external_semaphores_signal_node_set_params(CUg
     cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecExternalSemaphoresSignalNodeSetParams, &cubind__driver_offsets[337]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 337, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 337, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21465,7 +21465,7 @@ static CUresult call_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 338, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 338, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21501,7 +21501,7 @@ CUresult cubind_driver_graph_exec_external_semaphores_wait_node_set_params(CUgra
     cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecExternalSemaphoresWaitNodeSetParams, &cubind__driver_offsets[338]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 338, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 338, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21519,7 +21519,7 @@ static CUresult call_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode h
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 339, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 339, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21555,7 +21555,7 @@ CUresult cubind_driver_graph_node_set_enabled(CUgraphExec hGraphExec, CUgraphNod
     cubind__cuGraphNodeSetEnabled_fn cubind_fn = (cubind__cuGraphNodeSetEnabled_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeSetEnabled, &cubind__driver_offsets[339]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 339, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 339, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21573,7 +21573,7 @@ static CUresult call_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode h
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 340, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 340, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21609,7 +21609,7 @@ CUresult cubind_driver_graph_node_get_enabled(CUgraphExec hGraphExec, CUgraphNod
     cubind__cuGraphNodeGetEnabled_fn cubind_fn = (cubind__cuGraphNodeGetEnabled_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeGetEnabled, &cubind__driver_offsets[340]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 340, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 340, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21627,7 +21627,7 @@ static CUresult call_cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 341, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 341, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21662,7 +21662,7 @@ CUresult cubind_driver_graph_upload(CUgraphExec hGraphExec, CUstream hStream)
     cubind__cuGraphUpload_fn cubind_fn = (cubind__cuGraphUpload_fn)cubind__target((cubind__fnptr)slow_cuGraphUpload, &cubind__driver_offsets[341]);
     CUresult cubind_status = cubind_fn(hGraphExec, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 341, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 341, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21680,7 +21680,7 @@ static CUresult call_cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 342, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 342, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21715,7 +21715,7 @@ CUresult cubind_driver_graph_launch(CUgraphExec hGraphExec, CUstream hStream)
     cubind__cuGraphLaunch_fn cubind_fn = (cubind__cuGraphLaunch_fn)cubind__target((cubind__fnptr)slow_cuGraphLaunch, &cubind__driver_offsets[342]);
     CUresult cubind_status = cubind_fn(hGraphExec, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 342, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 342, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21733,7 +21733,7 @@ static CUresult call_cuGraphExecDestroy(CUgraphExec hGraphExec)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 343, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 343, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21767,7 +21767,7 @@ CUresult cubind_driver_graph_exec_destroy(CUgraphExec hGraphExec)
     cubind__cuGraphExecDestroy_fn cubind_fn = (cubind__cuGraphExecDestroy_fn)cubind__target((cubind__fnptr)slow_cuGraphExecDestroy, &cubind__driver_offsets[343]);
     CUresult cubind_status = cubind_fn(hGraphExec);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 343, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 343, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21785,7 +21785,7 @@ static CUresult call_cuGraphDestroy(CUgraph hGraph)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 344, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 344, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21819,7 +21819,7 @@ CUresult cubind_driver_graph_destroy(CUgraph hGraph)
     cubind__cuGraphDestroy_fn cubind_fn = (cubind__cuGraphDestroy_fn)cubind__target((cubind__fnptr)slow_cuGraphDestroy, &cubind__driver_offsets[344]);
     CUresult cubind_status = cubind_fn(hGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 344, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 344, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21837,7 +21837,7 @@ static CUresult call_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 345, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 345, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21873,7 +21873,7 @@ CUresult cubind_driver_graph_exec_update(CUgraphExec hGraphExec, CUgraph hGraph,
     cubind__cuGraphExecUpdate_v2_fn cubind_fn = (cubind__cuGraphExecUpdate_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphExecUpdate_v2, &cubind__driver_offsets[345]);
     CUresult cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 345, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 345, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21891,7 +21891,7 @@ static CUresult call_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNod
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 346, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 346, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21926,7 +21926,7 @@ CUresult cubind_driver_graph_kernel_node_copy_attributes(CUgraphNode dst, CUgrap
     cubind__cuGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cuGraphKernelNodeCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cuGraphKernelNodeCopyAttributes, &cubind__driver_offsets[346]);
     CUresult cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 346, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 346, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21944,7 +21944,7 @@ static CUresult call_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 347, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 347, (int)cubind_status);
     return cubind_status;
 }
 
@@ -21980,7 +21980,7 @@ CUresult cubind_driver_graph_kernel_node_get_attribute(CUgraphNode hNode, CUkern
     cubind__cuGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuGraphKernelNodeGetAttribute, &cubind__driver_offsets[347]);
     CUresult cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 347, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 347, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -21998,7 +21998,7 @@ static CUresult call_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 348, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 348, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22034,7 +22034,7 @@ CUresult cubind_driver_graph_kernel_node_set_attribute(CUgraphNode hNode, CUkern
     cubind__cuGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuGraphKernelNodeSetAttribute, &cubind__driver_offsets[348]);
     CUresult cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 348, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 348, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22052,7 +22052,7 @@ static CUresult call_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, path, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 349, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 349, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22088,7 +22088,7 @@ CUresult cubind_driver_graph_debug_dot_print(CUgraph hGraph, const char *path, u
     cubind__cuGraphDebugDotPrint_fn cubind_fn = (cubind__cuGraphDebugDotPrint_fn)cubind__target((cubind__fnptr)slow_cuGraphDebugDotPrint, &cubind__driver_offsets[349]);
     CUresult cubind_status = cubind_fn(hGraph, path, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 349, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 349, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22106,7 +22106,7 @@ static CUresult call_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUh
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 350, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 350, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22144,7 +22144,7 @@ CUresult cubind_driver_user_object_create(CUuserObject *object_out, void *ptr, C
     cubind__cuUserObjectCreate_fn cubind_fn = (cubind__cuUserObjectCreate_fn)cubind__target((cubind__fnptr)slow_cuUserObjectCreate, &cubind__driver_offsets[350]);
     CUresult cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 350, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 350, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22162,7 +22162,7 @@ static CUresult call_cuUserObjectRetain(CUuserObject object, unsigned int count)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 351, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 351, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22197,7 +22197,7 @@ CUresult cubind_driver_user_object_retain(CUuserObject object, unsigned int coun
     cubind__cuUserObjectRetain_fn cubind_fn = (cubind__cuUserObjectRetain_fn)cubind__target((cubind__fnptr)slow_cuUserObjectRetain, &cubind__driver_offsets[351]);
     CUresult cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 351, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 351, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22215,7 +22215,7 @@ static CUresult call_cuUserObjectRelease(CUuserObject object, unsigned int count
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 352, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 352, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22250,7 +22250,7 @@ CUresult cubind_driver_user_object_release(CUuserObject object, unsigned int cou
     cubind__cuUserObjectRelease_fn cubind_fn = (cubind__cuUserObjectRelease_fn)cubind__target((cubind__fnptr)slow_cuUserObjectRelease, &cubind__driver_offsets[352]);
     CUresult cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 352, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 352, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22268,7 +22268,7 @@ static CUresult call_cuGraphRetainUserObject(CUgraph graph, CUuserObject object,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 353, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 353, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22305,7 +22305,7 @@ CUresult cubind_driver_graph_retain_user_object(CUgraph graph, CUuserObject obje
     cubind__cuGraphRetainUserObject_fn cubind_fn = (cubind__cuGraphRetainUserObject_fn)cubind__target((cubind__fnptr)slow_cuGraphRetainUserObject, &cubind__driver_offsets[353]);
     CUresult cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 353, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 353, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22323,7 +22323,7 @@ static CUresult call_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 354, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 354, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22359,7 +22359,7 @@ CUresult cubind_driver_graph_release_user_object(CUgraph graph, CUuserObject obj
     cubind__cuGraphReleaseUserObject_fn cubind_fn = (cubind__cuGraphReleaseUserObject_fn)cubind__target((cubind__fnptr)slow_cuGraphReleaseUserObject, &cubind__driver_offsets[354]);
     CUresult cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 354, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 354, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22377,7 +22377,7 @@ static CUresult call_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 355, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 355, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22416,7 +22416,7 @@ CUresult cubind_driver_graph_add_node(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind__cuGraphAddNode_v2_fn cubind_fn = (cubind__cuGraphAddNode_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphAddNode_v2, &cubind__driver_offsets[355]);
     CUresult cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 355, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 355, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22434,7 +22434,7 @@ static CUresult call_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 356, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 356, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22469,7 +22469,7 @@ CUresult cubind_driver_graph_node_set_params(CUgraphNode hNode, CUgraphNodeParam
     cubind__cuGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphNodeSetParams, &cubind__driver_offsets[356]);
     CUresult cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 356, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 356, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22487,7 +22487,7 @@ static CUresult call_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNod
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 357, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 357, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22523,7 +22523,7 @@ CUresult cubind_driver_graph_exec_node_set_params(CUgraphExec hGraphExec, CUgrap
     cubind__cuGraphExecNodeSetParams_fn cubind_fn = (cubind__cuGraphExecNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cuGraphExecNodeSetParams, &cubind__driver_offsets[357]);
     CUresult cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 357, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 357, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22541,7 +22541,7 @@ static CUresult call_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pH
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 358, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 358, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22579,7 +22579,7 @@ CUresult cubind_driver_graph_conditional_handle_create(CUgraphConditionalHandle 
     cubind__cuGraphConditionalHandleCreate_fn cubind_fn = (cubind__cuGraphConditionalHandleCreate_fn)cubind__target((cubind__fnptr)slow_cuGraphConditionalHandleCreate, &cubind__driver_offsets[358]);
     CUresult cubind_status = cubind_fn(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 358, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 358, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22597,7 +22597,7 @@ static CUresult call_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 359, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 359, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22634,7 +22634,7 @@ CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor(int *numBl
     cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__target((cubind__fnptr)slow_cuOccupancyMaxActiveBlocksPerMultiprocessor, &cubind__driver_offsets[359]);
     CUresult cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 359, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 359, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22652,7 +22652,7 @@ static CUresult call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 360, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 360, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22690,7 +22690,7 @@ CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags
     cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__target((cubind__fnptr)slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cubind__driver_offsets[360]);
     CUresult cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 360, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 360, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22708,7 +22708,7 @@ static CUresult call_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 361, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 361, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22747,7 +22747,7 @@ CUresult cubind_driver_occupancy_max_potential_block_size(int *minGridSize, int 
     cubind__cuOccupancyMaxPotentialBlockSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSize_fn)cubind__target((cubind__fnptr)slow_cuOccupancyMaxPotentialBlockSize, &cubind__driver_offsets[361]);
     CUresult cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 361, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 361, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22765,7 +22765,7 @@ static CUresult call_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 362, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 362, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22805,7 +22805,7 @@ CUresult cubind_driver_occupancy_max_potential_block_size_with_flags(int *minGri
     cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn)cubind__target((cubind__fnptr)slow_cuOccupancyMaxPotentialBlockSizeWithFlags, &cubind__driver_offsets[362]);
     CUresult cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 362, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 362, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22823,7 +22823,7 @@ static CUresult call_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmem
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 363, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 363, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22860,7 +22860,7 @@ CUresult cubind_driver_occupancy_available_dynamic_s_mem_per_block(size_t *dynam
     cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn)cubind__target((cubind__fnptr)slow_cuOccupancyAvailableDynamicSMemPerBlock, &cubind__driver_offsets[363]);
     CUresult cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 363, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 363, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22878,7 +22878,7 @@ static CUresult call_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunc
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(clusterSize, func, config);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 364, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 364, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22914,7 +22914,7 @@ CUresult cubind_driver_occupancy_max_potential_cluster_size(int *clusterSize, CU
     cubind__cuOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialClusterSize_fn)cubind__target((cubind__fnptr)slow_cuOccupancyMaxPotentialClusterSize, &cubind__driver_offsets[364]);
     CUresult cubind_status = cubind_fn(clusterSize, func, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 364, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 364, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22932,7 +22932,7 @@ static CUresult call_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction f
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numClusters, func, config);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 365, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 365, (int)cubind_status);
     return cubind_status;
 }
 
@@ -22968,7 +22968,7 @@ CUresult cubind_driver_occupancy_max_active_clusters(int *numClusters, CUfunctio
     cubind__cuOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cuOccupancyMaxActiveClusters_fn)cubind__target((cubind__fnptr)slow_cuOccupancyMaxActiveClusters, &cubind__driver_offsets[365]);
     CUresult cubind_status = cubind_fn(numClusters, func, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 365, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 365, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -22986,7 +22986,7 @@ static CUresult call_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, hArray, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 366, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 366, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23022,7 +23022,7 @@ CUresult cubind_driver_tex_ref_set_array(CUtexref hTexRef, CUarray hArray, unsig
     cubind__cuTexRefSetArray_fn cubind_fn = (cubind__cuTexRefSetArray_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetArray, &cubind__driver_offsets[366]);
     CUresult cubind_status = cubind_fn(hTexRef, hArray, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 366, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 366, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23040,7 +23040,7 @@ static CUresult call_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, hMipmappedArray, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 367, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 367, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23076,7 +23076,7 @@ CUresult cubind_driver_tex_ref_set_mipmapped_array(CUtexref hTexRef, CUmipmapped
     cubind__cuTexRefSetMipmappedArray_fn cubind_fn = (cubind__cuTexRefSetMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetMipmappedArray, &cubind__driver_offsets[367]);
     CUresult cubind_status = cubind_fn(hTexRef, hMipmappedArray, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 367, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 367, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23094,7 +23094,7 @@ static CUresult call_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ByteOffset, hTexRef, dptr, bytes);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 368, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 368, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23131,7 +23131,7 @@ CUresult cubind_driver_tex_ref_set_address(size_t *ByteOffset, CUtexref hTexRef,
     cubind__cuTexRefSetAddress_v2_fn cubind_fn = (cubind__cuTexRefSetAddress_v2_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetAddress_v2, &cubind__driver_offsets[368]);
     CUresult cubind_status = cubind_fn(ByteOffset, hTexRef, dptr, bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 368, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 368, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23149,7 +23149,7 @@ static CUresult call_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, desc, dptr, Pitch);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 369, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 369, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23186,7 +23186,7 @@ CUresult cubind_driver_tex_ref_set_address2_d(CUtexref hTexRef, const CUDA_ARRAY
     cubind__cuTexRefSetAddress2D_v3_fn cubind_fn = (cubind__cuTexRefSetAddress2D_v3_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetAddress2D_v3, &cubind__driver_offsets[369]);
     CUresult cubind_status = cubind_fn(hTexRef, desc, dptr, Pitch);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 369, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 369, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23204,7 +23204,7 @@ static CUresult call_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, fmt, NumPackedComponents);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 370, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 370, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23240,7 +23240,7 @@ CUresult cubind_driver_tex_ref_set_format(CUtexref hTexRef, CUarray_format fmt, 
     cubind__cuTexRefSetFormat_fn cubind_fn = (cubind__cuTexRefSetFormat_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetFormat, &cubind__driver_offsets[370]);
     CUresult cubind_status = cubind_fn(hTexRef, fmt, NumPackedComponents);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 370, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 370, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23258,7 +23258,7 @@ static CUresult call_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, dim, am);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 371, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 371, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23294,7 +23294,7 @@ CUresult cubind_driver_tex_ref_set_address_mode(CUtexref hTexRef, int dim, CUadd
     cubind__cuTexRefSetAddressMode_fn cubind_fn = (cubind__cuTexRefSetAddressMode_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetAddressMode, &cubind__driver_offsets[371]);
     CUresult cubind_status = cubind_fn(hTexRef, dim, am);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 371, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 371, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23312,7 +23312,7 @@ static CUresult call_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, fm);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 372, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 372, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23347,7 +23347,7 @@ CUresult cubind_driver_tex_ref_set_filter_mode(CUtexref hTexRef, CUfilter_mode f
     cubind__cuTexRefSetFilterMode_fn cubind_fn = (cubind__cuTexRefSetFilterMode_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetFilterMode, &cubind__driver_offsets[372]);
     CUresult cubind_status = cubind_fn(hTexRef, fm);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 372, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 372, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23365,7 +23365,7 @@ static CUresult call_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, fm);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 373, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 373, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23400,7 +23400,7 @@ CUresult cubind_driver_tex_ref_set_mipmap_filter_mode(CUtexref hTexRef, CUfilter
     cubind__cuTexRefSetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefSetMipmapFilterMode_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetMipmapFilterMode, &cubind__driver_offsets[373]);
     CUresult cubind_status = cubind_fn(hTexRef, fm);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 373, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 373, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23418,7 +23418,7 @@ static CUresult call_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, bias);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 374, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 374, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23453,7 +23453,7 @@ CUresult cubind_driver_tex_ref_set_mipmap_level_bias(CUtexref hTexRef, float bia
     cubind__cuTexRefSetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelBias_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetMipmapLevelBias, &cubind__driver_offsets[374]);
     CUresult cubind_status = cubind_fn(hTexRef, bias);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 374, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 374, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23471,7 +23471,7 @@ static CUresult call_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipm
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 375, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 375, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23507,7 +23507,7 @@ CUresult cubind_driver_tex_ref_set_mipmap_level_clamp(CUtexref hTexRef, float mi
     cubind__cuTexRefSetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelClamp_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetMipmapLevelClamp, &cubind__driver_offsets[375]);
     CUresult cubind_status = cubind_fn(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 375, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 375, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23525,7 +23525,7 @@ static CUresult call_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int max
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, maxAniso);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 376, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 376, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23560,7 +23560,7 @@ CUresult cubind_driver_tex_ref_set_max_anisotropy(CUtexref hTexRef, unsigned int
     cubind__cuTexRefSetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefSetMaxAnisotropy_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetMaxAnisotropy, &cubind__driver_offsets[376]);
     CUresult cubind_status = cubind_fn(hTexRef, maxAniso);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 376, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 376, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23578,7 +23578,7 @@ static CUresult call_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, pBorderColor);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 377, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 377, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23613,7 +23613,7 @@ CUresult cubind_driver_tex_ref_set_border_color(CUtexref hTexRef, float *pBorder
     cubind__cuTexRefSetBorderColor_fn cubind_fn = (cubind__cuTexRefSetBorderColor_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetBorderColor, &cubind__driver_offsets[377]);
     CUresult cubind_status = cubind_fn(hTexRef, pBorderColor);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 377, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 377, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23631,7 +23631,7 @@ static CUresult call_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 378, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 378, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23666,7 +23666,7 @@ CUresult cubind_driver_tex_ref_set_flags(CUtexref hTexRef, unsigned int Flags)
     cubind__cuTexRefSetFlags_fn cubind_fn = (cubind__cuTexRefSetFlags_fn)cubind__target((cubind__fnptr)slow_cuTexRefSetFlags, &cubind__driver_offsets[378]);
     CUresult cubind_status = cubind_fn(hTexRef, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 378, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 378, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23684,7 +23684,7 @@ static CUresult call_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pdptr, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 379, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 379, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23719,7 +23719,7 @@ CUresult cubind_driver_tex_ref_get_address(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind__cuTexRefGetAddress_v2_fn cubind_fn = (cubind__cuTexRefGetAddress_v2_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetAddress_v2, &cubind__driver_offsets[379]);
     CUresult cubind_status = cubind_fn(pdptr, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 379, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 379, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23737,7 +23737,7 @@ static CUresult call_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phArray, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 380, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 380, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23772,7 +23772,7 @@ CUresult cubind_driver_tex_ref_get_array(CUarray *phArray, CUtexref hTexRef)
     cubind__cuTexRefGetArray_fn cubind_fn = (cubind__cuTexRefGetArray_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetArray, &cubind__driver_offsets[380]);
     CUresult cubind_status = cubind_fn(phArray, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 380, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 380, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23790,7 +23790,7 @@ static CUresult call_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArra
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phMipmappedArray, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 381, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 381, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23825,7 +23825,7 @@ CUresult cubind_driver_tex_ref_get_mipmapped_array(CUmipmappedArray *phMipmapped
     cubind__cuTexRefGetMipmappedArray_fn cubind_fn = (cubind__cuTexRefGetMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetMipmappedArray, &cubind__driver_offsets[381]);
     CUresult cubind_status = cubind_fn(phMipmappedArray, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 381, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 381, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23843,7 +23843,7 @@ static CUresult call_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pam, hTexRef, dim);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 382, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 382, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23879,7 +23879,7 @@ CUresult cubind_driver_tex_ref_get_address_mode(CUaddress_mode *pam, CUtexref hT
     cubind__cuTexRefGetAddressMode_fn cubind_fn = (cubind__cuTexRefGetAddressMode_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetAddressMode, &cubind__driver_offsets[382]);
     CUresult cubind_status = cubind_fn(pam, hTexRef, dim);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 382, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 382, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23897,7 +23897,7 @@ static CUresult call_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pfm, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 383, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 383, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23932,7 +23932,7 @@ CUresult cubind_driver_tex_ref_get_filter_mode(CUfilter_mode *pfm, CUtexref hTex
     cubind__cuTexRefGetFilterMode_fn cubind_fn = (cubind__cuTexRefGetFilterMode_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetFilterMode, &cubind__driver_offsets[383]);
     CUresult cubind_status = cubind_fn(pfm, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 383, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 383, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -23950,7 +23950,7 @@ static CUresult call_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannel
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFormat, pNumChannels, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 384, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 384, (int)cubind_status);
     return cubind_status;
 }
 
@@ -23986,7 +23986,7 @@ CUresult cubind_driver_tex_ref_get_format(CUarray_format *pFormat, int *pNumChan
     cubind__cuTexRefGetFormat_fn cubind_fn = (cubind__cuTexRefGetFormat_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetFormat, &cubind__driver_offsets[384]);
     CUresult cubind_status = cubind_fn(pFormat, pNumChannels, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 384, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 384, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24004,7 +24004,7 @@ static CUresult call_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hT
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pfm, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 385, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 385, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24039,7 +24039,7 @@ CUresult cubind_driver_tex_ref_get_mipmap_filter_mode(CUfilter_mode *pfm, CUtexr
     cubind__cuTexRefGetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefGetMipmapFilterMode_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetMipmapFilterMode, &cubind__driver_offsets[385]);
     CUresult cubind_status = cubind_fn(pfm, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 385, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 385, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24057,7 +24057,7 @@ static CUresult call_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pbias, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 386, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 386, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24092,7 +24092,7 @@ CUresult cubind_driver_tex_ref_get_mipmap_level_bias(float *pbias, CUtexref hTex
     cubind__cuTexRefGetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelBias_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetMipmapLevelBias, &cubind__driver_offsets[386]);
     CUresult cubind_status = cubind_fn(pbias, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 386, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 386, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24110,7 +24110,7 @@ static CUresult call_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, fl
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 387, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 387, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24146,7 +24146,7 @@ CUresult cubind_driver_tex_ref_get_mipmap_level_clamp(float *pminMipmapLevelClam
     cubind__cuTexRefGetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelClamp_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetMipmapLevelClamp, &cubind__driver_offsets[387]);
     CUresult cubind_status = cubind_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 387, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 387, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24164,7 +24164,7 @@ static CUresult call_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pmaxAniso, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 388, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 388, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24199,7 +24199,7 @@ CUresult cubind_driver_tex_ref_get_max_anisotropy(int *pmaxAniso, CUtexref hTexR
     cubind__cuTexRefGetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefGetMaxAnisotropy_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetMaxAnisotropy, &cubind__driver_offsets[388]);
     CUresult cubind_status = cubind_fn(pmaxAniso, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 388, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 388, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24217,7 +24217,7 @@ static CUresult call_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pBorderColor, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 389, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 389, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24252,7 +24252,7 @@ CUresult cubind_driver_tex_ref_get_border_color(float *pBorderColor, CUtexref hT
     cubind__cuTexRefGetBorderColor_fn cubind_fn = (cubind__cuTexRefGetBorderColor_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetBorderColor, &cubind__driver_offsets[389]);
     CUresult cubind_status = cubind_fn(pBorderColor, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 389, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 389, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24270,7 +24270,7 @@ static CUresult call_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFlags, hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 390, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 390, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24305,7 +24305,7 @@ CUresult cubind_driver_tex_ref_get_flags(unsigned int *pFlags, CUtexref hTexRef)
     cubind__cuTexRefGetFlags_fn cubind_fn = (cubind__cuTexRefGetFlags_fn)cubind__target((cubind__fnptr)slow_cuTexRefGetFlags, &cubind__driver_offsets[390]);
     CUresult cubind_status = cubind_fn(pFlags, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 390, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 390, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24323,7 +24323,7 @@ static CUresult call_cuTexRefCreate(CUtexref *pTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 391, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 391, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24357,7 +24357,7 @@ CUresult cubind_driver_tex_ref_create(CUtexref *pTexRef)
     cubind__cuTexRefCreate_fn cubind_fn = (cubind__cuTexRefCreate_fn)cubind__target((cubind__fnptr)slow_cuTexRefCreate, &cubind__driver_offsets[391]);
     CUresult cubind_status = cubind_fn(pTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 391, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 391, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24375,7 +24375,7 @@ static CUresult call_cuTexRefDestroy(CUtexref hTexRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 392, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 392, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24409,7 +24409,7 @@ CUresult cubind_driver_tex_ref_destroy(CUtexref hTexRef)
     cubind__cuTexRefDestroy_fn cubind_fn = (cubind__cuTexRefDestroy_fn)cubind__target((cubind__fnptr)slow_cuTexRefDestroy, &cubind__driver_offsets[392]);
     CUresult cubind_status = cubind_fn(hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 392, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 392, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24427,7 +24427,7 @@ static CUresult call_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsig
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hSurfRef, hArray, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 393, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 393, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24463,7 +24463,7 @@ CUresult cubind_driver_surf_ref_set_array(CUsurfref hSurfRef, CUarray hArray, un
     cubind__cuSurfRefSetArray_fn cubind_fn = (cubind__cuSurfRefSetArray_fn)cubind__target((cubind__fnptr)slow_cuSurfRefSetArray, &cubind__driver_offsets[393]);
     CUresult cubind_status = cubind_fn(hSurfRef, hArray, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 393, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 393, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24481,7 +24481,7 @@ static CUresult call_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phArray, hSurfRef);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 394, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 394, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24516,7 +24516,7 @@ CUresult cubind_driver_surf_ref_get_array(CUarray *phArray, CUsurfref hSurfRef)
     cubind__cuSurfRefGetArray_fn cubind_fn = (cubind__cuSurfRefGetArray_fn)cubind__target((cubind__fnptr)slow_cuSurfRefGetArray, &cubind__driver_offsets[394]);
     CUresult cubind_status = cubind_fn(phArray, hSurfRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 394, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 394, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24534,7 +24534,7 @@ static CUresult call_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 395, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 395, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24571,7 +24571,7 @@ CUresult cubind_driver_tex_object_create(CUtexObject *pTexObject, const CUDA_RES
     cubind__cuTexObjectCreate_fn cubind_fn = (cubind__cuTexObjectCreate_fn)cubind__target((cubind__fnptr)slow_cuTexObjectCreate, &cubind__driver_offsets[395]);
     CUresult cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 395, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 395, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24589,7 +24589,7 @@ static CUresult call_cuTexObjectDestroy(CUtexObject texObject)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(texObject);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 396, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 396, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24623,7 +24623,7 @@ CUresult cubind_driver_tex_object_destroy(CUtexObject texObject)
     cubind__cuTexObjectDestroy_fn cubind_fn = (cubind__cuTexObjectDestroy_fn)cubind__target((cubind__fnptr)slow_cuTexObjectDestroy, &cubind__driver_offsets[396]);
     CUresult cubind_status = cubind_fn(texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 396, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 396, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24641,7 +24641,7 @@ static CUresult call_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CU
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, texObject);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 397, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 397, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24676,7 +24676,7 @@ CUresult cubind_driver_tex_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc
     cubind__cuTexObjectGetResourceDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceDesc_fn)cubind__target((cubind__fnptr)slow_cuTexObjectGetResourceDesc, &cubind__driver_offsets[397]);
     CUresult cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 397, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 397, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24694,7 +24694,7 @@ static CUresult call_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUte
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexDesc, texObject);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 398, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 398, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24729,7 +24729,7 @@ CUresult cubind_driver_tex_object_get_texture_desc(CUDA_TEXTURE_DESC *pTexDesc, 
     cubind__cuTexObjectGetTextureDesc_fn cubind_fn = (cubind__cuTexObjectGetTextureDesc_fn)cubind__target((cubind__fnptr)slow_cuTexObjectGetTextureDesc, &cubind__driver_offsets[398]);
     CUresult cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 398, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 398, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24747,7 +24747,7 @@ static CUresult call_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pRe
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pResViewDesc, texObject);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 399, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 399, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24782,7 +24782,7 @@ CUresult cubind_driver_tex_object_get_resource_view_desc(CUDA_RESOURCE_VIEW_DESC
     cubind__cuTexObjectGetResourceViewDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceViewDesc_fn)cubind__target((cubind__fnptr)slow_cuTexObjectGetResourceViewDesc, &cubind__driver_offsets[399]);
     CUresult cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 399, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 399, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24800,7 +24800,7 @@ static CUresult call_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RE
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 400, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 400, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24835,7 +24835,7 @@ CUresult cubind_driver_surf_object_create(CUsurfObject *pSurfObject, const CUDA_
     cubind__cuSurfObjectCreate_fn cubind_fn = (cubind__cuSurfObjectCreate_fn)cubind__target((cubind__fnptr)slow_cuSurfObjectCreate, &cubind__driver_offsets[400]);
     CUresult cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 400, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 400, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24853,7 +24853,7 @@ static CUresult call_cuSurfObjectDestroy(CUsurfObject surfObject)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(surfObject);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 401, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 401, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24887,7 +24887,7 @@ CUresult cubind_driver_surf_object_destroy(CUsurfObject surfObject)
     cubind__cuSurfObjectDestroy_fn cubind_fn = (cubind__cuSurfObjectDestroy_fn)cubind__target((cubind__fnptr)slow_cuSurfObjectDestroy, &cubind__driver_offsets[401]);
     CUresult cubind_status = cubind_fn(surfObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 401, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 401, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24905,7 +24905,7 @@ static CUresult call_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, C
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, surfObject);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 402, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 402, (int)cubind_status);
     return cubind_status;
 }
 
@@ -24940,7 +24940,7 @@ CUresult cubind_driver_surf_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDes
     cubind__cuSurfObjectGetResourceDesc_fn cubind_fn = (cubind__cuSurfObjectGetResourceDesc_fn)cubind__target((cubind__fnptr)slow_cuSurfObjectGetResourceDesc, &cubind__driver_offsets[402]);
     CUresult cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 402, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 402, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -24958,7 +24958,7 @@ static CUresult call_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapD
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 403, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 403, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25003,7 +25003,7 @@ CUresult cubind_driver_tensor_map_encode_tiled(CUtensorMap *tensorMap, CUtensorM
     cubind__cuTensorMapEncodeTiled_fn cubind_fn = (cubind__cuTensorMapEncodeTiled_fn)cubind__target((cubind__fnptr)slow_cuTensorMapEncodeTiled, &cubind__driver_offsets[403]);
     CUresult cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 403, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 403, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25021,7 +25021,7 @@ static CUresult call_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMap
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 404, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 404, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25069,7 +25069,7 @@ CUresult cubind_driver_tensor_map_encode_im2col(CUtensorMap *tensorMap, CUtensor
     cubind__cuTensorMapEncodeIm2col_fn cubind_fn = (cubind__cuTensorMapEncodeIm2col_fn)cubind__target((cubind__fnptr)slow_cuTensorMapEncodeIm2col, &cubind__driver_offsets[404]);
     CUresult cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 404, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 404, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25087,7 +25087,7 @@ static CUresult call_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtenso
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 405, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 405, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25136,7 +25136,7 @@ CUresult cubind_driver_tensor_map_encode_im2col_wide(CUtensorMap *tensorMap, CUt
     cubind__cuTensorMapEncodeIm2colWide_fn cubind_fn = (cubind__cuTensorMapEncodeIm2colWide_fn)cubind__target((cubind__fnptr)slow_cuTensorMapEncodeIm2colWide, &cubind__driver_offsets[405]);
     CUresult cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 405, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 405, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25154,7 +25154,7 @@ static CUresult call_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *glo
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, globalAddress);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 406, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 406, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25189,7 +25189,7 @@ CUresult cubind_driver_tensor_map_replace_address(CUtensorMap *tensorMap, void *
     cubind__cuTensorMapReplaceAddress_fn cubind_fn = (cubind__cuTensorMapReplaceAddress_fn)cubind__target((cubind__fnptr)slow_cuTensorMapReplaceAddress, &cubind__driver_offsets[406]);
     CUresult cubind_status = cubind_fn(tensorMap, globalAddress);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 406, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 406, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25207,7 +25207,7 @@ static CUresult call_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUd
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(canAccessPeer, dev, peerDev);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 407, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 407, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25243,7 +25243,7 @@ CUresult cubind_driver_device_can_access_peer(int *canAccessPeer, CUdevice dev, 
     cubind__cuDeviceCanAccessPeer_fn cubind_fn = (cubind__cuDeviceCanAccessPeer_fn)cubind__target((cubind__fnptr)slow_cuDeviceCanAccessPeer, &cubind__driver_offsets[407]);
     CUresult cubind_status = cubind_fn(canAccessPeer, dev, peerDev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 407, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 407, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25261,7 +25261,7 @@ static CUresult call_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int F
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(peerContext, Flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 408, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 408, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25296,7 +25296,7 @@ CUresult cubind_driver_ctx_enable_peer_access(CUcontext peerContext, unsigned in
     cubind__cuCtxEnablePeerAccess_fn cubind_fn = (cubind__cuCtxEnablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cuCtxEnablePeerAccess, &cubind__driver_offsets[408]);
     CUresult cubind_status = cubind_fn(peerContext, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 408, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 408, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25314,7 +25314,7 @@ static CUresult call_cuCtxDisablePeerAccess(CUcontext peerContext)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(peerContext);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 409, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 409, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25348,7 +25348,7 @@ CUresult cubind_driver_ctx_disable_peer_access(CUcontext peerContext)
     cubind__cuCtxDisablePeerAccess_fn cubind_fn = (cubind__cuCtxDisablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cuCtxDisablePeerAccess, &cubind__driver_offsets[409]);
     CUresult cubind_status = cubind_fn(peerContext);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 409, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 409, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25366,7 +25366,7 @@ static CUresult call_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute a
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(value, attrib, srcDevice, dstDevice);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 410, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 410, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25403,7 +25403,7 @@ CUresult cubind_driver_device_get_p2p_attribute(int *value, CUdevice_P2PAttribut
     cubind__cuDeviceGetP2PAttribute_fn cubind_fn = (cubind__cuDeviceGetP2PAttribute_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetP2PAttribute, &cubind__driver_offsets[410]);
     CUresult cubind_status = cubind_fn(value, attrib, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 410, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 410, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25421,7 +25421,7 @@ static CUresult call_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 411, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 411, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25459,7 +25459,7 @@ CUresult cubind_driver_device_get_p2p_atomic_capabilities(unsigned int *capabili
     cubind__cuDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetP2PAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetP2PAtomicCapabilities, &cubind__driver_offsets[411]);
     CUresult cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 411, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 411, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25477,7 +25477,7 @@ static CUresult call_cuGraphicsUnregisterResource(CUgraphicsResource resource)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(resource);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 412, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 412, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25511,7 +25511,7 @@ CUresult cubind_driver_graphics_unregister_resource(CUgraphicsResource resource)
     cubind__cuGraphicsUnregisterResource_fn cubind_fn = (cubind__cuGraphicsUnregisterResource_fn)cubind__target((cubind__fnptr)slow_cuGraphicsUnregisterResource, &cubind__driver_offsets[412]);
     CUresult cubind_status = cubind_fn(resource);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 412, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 412, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25529,7 +25529,7 @@ static CUresult call_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgrap
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pArray, resource, arrayIndex, mipLevel);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 413, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 413, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25566,7 +25566,7 @@ CUresult cubind_driver_graphics_sub_resource_get_mapped_array(CUarray *pArray, C
     cubind__cuGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cuGraphicsSubResourceGetMappedArray_fn)cubind__target((cubind__fnptr)slow_cuGraphicsSubResourceGetMappedArray, &cubind__driver_offsets[413]);
     CUresult cubind_status = cubind_fn(pArray, resource, arrayIndex, mipLevel);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 413, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 413, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25584,7 +25584,7 @@ static CUresult call_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray 
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pMipmappedArray, resource);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 414, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 414, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25619,7 +25619,7 @@ CUresult cubind_driver_graphics_resource_get_mapped_mipmapped_array(CUmipmappedA
     cubind__cuGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cuGraphicsResourceGetMappedMipmappedArray, &cubind__driver_offsets[414]);
     CUresult cubind_status = cubind_fn(pMipmappedArray, resource);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 414, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 414, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25637,7 +25637,7 @@ static CUresult call_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pDevPtr, pSize, resource);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 415, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 415, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25673,7 +25673,7 @@ CUresult cubind_driver_graphics_resource_get_mapped_pointer(CUdeviceptr *pDevPtr
     cubind__cuGraphicsResourceGetMappedPointer_v2_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedPointer_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphicsResourceGetMappedPointer_v2, &cubind__driver_offsets[415]);
     CUresult cubind_status = cubind_fn(pDevPtr, pSize, resource);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 415, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 415, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25691,7 +25691,7 @@ static CUresult call_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resourc
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(resource, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 416, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 416, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25726,7 +25726,7 @@ CUresult cubind_driver_graphics_resource_set_map_flags(CUgraphicsResource resour
     cubind__cuGraphicsResourceSetMapFlags_v2_fn cubind_fn = (cubind__cuGraphicsResourceSetMapFlags_v2_fn)cubind__target((cubind__fnptr)slow_cuGraphicsResourceSetMapFlags_v2, &cubind__driver_offsets[416]);
     CUresult cubind_status = cubind_fn(resource, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 416, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 416, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25744,7 +25744,7 @@ static CUresult call_cuGraphicsMapResources(unsigned int count, CUgraphicsResour
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 417, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 417, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25780,7 +25780,7 @@ CUresult cubind_driver_graphics_map_resources(unsigned int count, CUgraphicsReso
     cubind__cuGraphicsMapResources_fn cubind_fn = (cubind__cuGraphicsMapResources_fn)cubind__target((cubind__fnptr)slow_cuGraphicsMapResources, &cubind__driver_offsets[417]);
     CUresult cubind_status = cubind_fn(count, resources, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 417, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 417, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25798,7 +25798,7 @@ static CUresult call_cuGraphicsUnmapResources(unsigned int count, CUgraphicsReso
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, hStream);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 418, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 418, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25834,7 +25834,7 @@ CUresult cubind_driver_graphics_unmap_resources(unsigned int count, CUgraphicsRe
     cubind__cuGraphicsUnmapResources_fn cubind_fn = (cubind__cuGraphicsUnmapResources_fn)cubind__target((cubind__fnptr)slow_cuGraphicsUnmapResources, &cubind__driver_offsets[418]);
     CUresult cubind_status = cubind_fn(count, resources, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 418, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 418, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25852,7 +25852,7 @@ static CUresult call_cuGetProcAddress_v2(const char *symbol, void **pfn, int cud
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 419, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 419, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25890,7 +25890,7 @@ CUresult cubind_driver_get_proc_address(const char *symbol, void **pfn, int cuda
     cubind__cuGetProcAddress_v2_fn cubind_fn = (cubind__cuGetProcAddress_v2_fn)cubind__target((cubind__fnptr)slow_cuGetProcAddress_v2, &cubind__driver_offsets[419]);
     CUresult cubind_status = cubind_fn(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 419, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 419, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25908,7 +25908,7 @@ static CUresult call_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *val
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 420, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 420, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25944,7 +25944,7 @@ CUresult cubind_driver_coredump_get_attribute(CUcoredumpSettings attrib, void *v
     cubind__cuCoredumpGetAttribute_fn cubind_fn = (cubind__cuCoredumpGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuCoredumpGetAttribute, &cubind__driver_offsets[420]);
     CUresult cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 420, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 420, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -25962,7 +25962,7 @@ static CUresult call_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, voi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 421, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 421, (int)cubind_status);
     return cubind_status;
 }
 
@@ -25998,7 +25998,7 @@ CUresult cubind_driver_coredump_get_attribute_global(CUcoredumpSettings attrib, 
     cubind__cuCoredumpGetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpGetAttributeGlobal_fn)cubind__target((cubind__fnptr)slow_cuCoredumpGetAttributeGlobal, &cubind__driver_offsets[421]);
     CUresult cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 421, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 421, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26016,7 +26016,7 @@ static CUresult call_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *val
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 422, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 422, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26052,7 +26052,7 @@ CUresult cubind_driver_coredump_set_attribute(CUcoredumpSettings attrib, void *v
     cubind__cuCoredumpSetAttribute_fn cubind_fn = (cubind__cuCoredumpSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuCoredumpSetAttribute, &cubind__driver_offsets[422]);
     CUresult cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 422, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 422, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26070,7 +26070,7 @@ static CUresult call_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, voi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 423, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 423, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26106,7 +26106,7 @@ CUresult cubind_driver_coredump_set_attribute_global(CUcoredumpSettings attrib, 
     cubind__cuCoredumpSetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpSetAttributeGlobal_fn)cubind__target((cubind__fnptr)slow_cuCoredumpSetAttributeGlobal, &cubind__driver_offsets[423]);
     CUresult cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 423, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 423, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26124,7 +26124,7 @@ static CUresult call_cuGetExportTable(const void **ppExportTable, const CUuuid *
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 424, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 424, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26159,7 +26159,7 @@ CUresult cubind_driver_get_export_table(const void **ppExportTable, const CUuuid
     cubind__cuGetExportTable_fn cubind_fn = (cubind__cuGetExportTable_fn)cubind__target((cubind__fnptr)slow_cuGetExportTable, &cubind__driver_offsets[424]);
     CUresult cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 424, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 424, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26177,7 +26177,7 @@ static CUresult call_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phCtx, desc, dev, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 425, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 425, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26214,7 +26214,7 @@ CUresult cubind_driver_green_ctx_create(CUgreenCtx *phCtx, CUdevResourceDesc des
     cubind__cuGreenCtxCreate_fn cubind_fn = (cubind__cuGreenCtxCreate_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxCreate, &cubind__driver_offsets[425]);
     CUresult cubind_status = cubind_fn(phCtx, desc, dev, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 425, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 425, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26232,7 +26232,7 @@ static CUresult call_cuGreenCtxDestroy(CUgreenCtx hCtx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 426, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 426, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26266,7 +26266,7 @@ CUresult cubind_driver_green_ctx_destroy(CUgreenCtx hCtx)
     cubind__cuGreenCtxDestroy_fn cubind_fn = (cubind__cuGreenCtxDestroy_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxDestroy, &cubind__driver_offsets[426]);
     CUresult cubind_status = cubind_fn(hCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 426, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 426, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26284,7 +26284,7 @@ static CUresult call_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pContext, hCtx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 427, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 427, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26319,7 +26319,7 @@ CUresult cubind_driver_ctx_from_green_ctx(CUcontext *pContext, CUgreenCtx hCtx)
     cubind__cuCtxFromGreenCtx_fn cubind_fn = (cubind__cuCtxFromGreenCtx_fn)cubind__target((cubind__fnptr)slow_cuCtxFromGreenCtx, &cubind__driver_offsets[427]);
     CUresult cubind_status = cubind_fn(pContext, hCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 427, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 427, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26337,7 +26337,7 @@ static CUresult call_cuDeviceGetDevResource(CUdevice device, CUdevResource *reso
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, resource, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 428, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 428, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26373,7 +26373,7 @@ CUresult cubind_driver_device_get_dev_resource(CUdevice device, CUdevResource *r
     cubind__cuDeviceGetDevResource_fn cubind_fn = (cubind__cuDeviceGetDevResource_fn)cubind__target((cubind__fnptr)slow_cuDeviceGetDevResource, &cubind__driver_offsets[428]);
     CUresult cubind_status = cubind_fn(device, resource, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 428, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 428, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26391,7 +26391,7 @@ static CUresult call_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, resource, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 429, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 429, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26427,7 +26427,7 @@ CUresult cubind_driver_ctx_get_dev_resource(CUcontext hCtx, CUdevResource *resou
     cubind__cuCtxGetDevResource_fn cubind_fn = (cubind__cuCtxGetDevResource_fn)cubind__target((cubind__fnptr)slow_cuCtxGetDevResource, &cubind__driver_offsets[429]);
     CUresult cubind_status = cubind_fn(hCtx, resource, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 429, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 429, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26445,7 +26445,7 @@ static CUresult call_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *re
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, resource, type);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 430, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 430, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26481,7 +26481,7 @@ CUresult cubind_driver_green_ctx_get_dev_resource(CUgreenCtx hCtx, CUdevResource
     cubind__cuGreenCtxGetDevResource_fn cubind_fn = (cubind__cuGreenCtxGetDevResource_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxGetDevResource, &cubind__driver_offsets[430]);
     CUresult cubind_status = cubind_fn(hCtx, resource, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 430, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 430, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26499,7 +26499,7 @@ static CUresult call_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(result, nbGroups, input, remaining, useFlags, minCount);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 431, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 431, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26538,7 +26538,7 @@ CUresult cubind_driver_dev_sm_resource_split_by_count(CUdevResource *result, uns
     cubind__cuDevSmResourceSplitByCount_fn cubind_fn = (cubind__cuDevSmResourceSplitByCount_fn)cubind__target((cubind__fnptr)slow_cuDevSmResourceSplitByCount, &cubind__driver_offsets[431]);
     CUresult cubind_status = cubind_fn(result, nbGroups, input, remaining, useFlags, minCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 431, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 431, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26556,7 +26556,7 @@ static CUresult call_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevR
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phDesc, resources, nbResources);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 432, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 432, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26592,7 +26592,7 @@ CUresult cubind_driver_dev_resource_generate_desc(CUdevResourceDesc *phDesc, CUd
     cubind__cuDevResourceGenerateDesc_fn cubind_fn = (cubind__cuDevResourceGenerateDesc_fn)cubind__target((cubind__fnptr)slow_cuDevResourceGenerateDesc, &cubind__driver_offsets[432]);
     CUresult cubind_status = cubind_fn(phDesc, resources, nbResources);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 432, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 432, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26610,7 +26610,7 @@ static CUresult call_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 433, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 433, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26645,7 +26645,7 @@ CUresult cubind_driver_green_ctx_record_event(CUgreenCtx hCtx, CUevent hEvent)
     cubind__cuGreenCtxRecordEvent_fn cubind_fn = (cubind__cuGreenCtxRecordEvent_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxRecordEvent, &cubind__driver_offsets[433]);
     CUresult cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 433, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 433, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26663,7 +26663,7 @@ static CUresult call_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 434, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 434, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26698,7 +26698,7 @@ CUresult cubind_driver_green_ctx_wait_event(CUgreenCtx hCtx, CUevent hEvent)
     cubind__cuGreenCtxWaitEvent_fn cubind_fn = (cubind__cuGreenCtxWaitEvent_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxWaitEvent, &cubind__driver_offsets[434]);
     CUresult cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 434, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 434, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26716,7 +26716,7 @@ static CUresult call_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, phCtx);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 435, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 435, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26751,7 +26751,7 @@ CUresult cubind_driver_stream_get_green_ctx(CUstream hStream, CUgreenCtx *phCtx)
     cubind__cuStreamGetGreenCtx_fn cubind_fn = (cubind__cuStreamGetGreenCtx_fn)cubind__target((cubind__fnptr)slow_cuStreamGetGreenCtx, &cubind__driver_offsets[435]);
     CUresult cubind_status = cubind_fn(hStream, phCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 435, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 435, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26769,7 +26769,7 @@ static CUresult call_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx green
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phStream, greenCtx, flags, priority);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 436, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 436, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26806,7 +26806,7 @@ CUresult cubind_driver_green_ctx_stream_create(CUstream *phStream, CUgreenCtx gr
     cubind__cuGreenCtxStreamCreate_fn cubind_fn = (cubind__cuGreenCtxStreamCreate_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxStreamCreate, &cubind__driver_offsets[436]);
     CUresult cubind_status = cubind_fn(phStream, greenCtx, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 436, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 436, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26824,7 +26824,7 @@ static CUresult call_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *gr
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(greenCtx, greenCtxId);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 437, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 437, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26859,7 +26859,7 @@ CUresult cubind_driver_green_ctx_get_id(CUgreenCtx greenCtx, unsigned long long 
     cubind__cuGreenCtxGetId_fn cubind_fn = (cubind__cuGreenCtxGetId_fn)cubind__target((cubind__fnptr)slow_cuGreenCtxGetId, &cubind__driver_offsets[437]);
     CUresult cubind_status = cubind_fn(greenCtx, greenCtxId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 437, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 437, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26877,7 +26877,7 @@ static CUresult call_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *u
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 438, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 438, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26913,7 +26913,7 @@ CUresult cubind_driver_logs_register_callback(CUlogsCallback callbackFunc, void 
     cubind__cuLogsRegisterCallback_fn cubind_fn = (cubind__cuLogsRegisterCallback_fn)cubind__target((cubind__fnptr)slow_cuLogsRegisterCallback, &cubind__driver_offsets[438]);
     CUresult cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 438, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 438, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26931,7 +26931,7 @@ static CUresult call_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 439, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 439, (int)cubind_status);
     return cubind_status;
 }
 
@@ -26965,7 +26965,7 @@ CUresult cubind_driver_logs_unregister_callback(CUlogsCallbackHandle callback)
     cubind__cuLogsUnregisterCallback_fn cubind_fn = (cubind__cuLogsUnregisterCallback_fn)cubind__target((cubind__fnptr)slow_cuLogsUnregisterCallback, &cubind__driver_offsets[439]);
     CUresult cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 439, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 439, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -26983,7 +26983,7 @@ static CUresult call_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int fla
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(iterator_out, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 440, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 440, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27018,7 +27018,7 @@ CUresult cubind_driver_logs_current(CUlogIterator *iterator_out, unsigned int fl
     cubind__cuLogsCurrent_fn cubind_fn = (cubind__cuLogsCurrent_fn)cubind__target((cubind__fnptr)slow_cuLogsCurrent, &cubind__driver_offsets[440]);
     CUresult cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 440, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 440, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27036,7 +27036,7 @@ static CUresult call_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathT
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 441, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 441, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27072,7 +27072,7 @@ CUresult cubind_driver_logs_dump_to_file(CUlogIterator *iterator, const char *pa
     cubind__cuLogsDumpToFile_fn cubind_fn = (cubind__cuLogsDumpToFile_fn)cubind__target((cubind__fnptr)slow_cuLogsDumpToFile, &cubind__driver_offsets[441]);
     CUresult cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 441, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 441, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27090,7 +27090,7 @@ static CUresult call_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, s
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 442, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 442, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27127,7 +27127,7 @@ CUresult cubind_driver_logs_dump_to_memory(CUlogIterator *iterator, char *buffer
     cubind__cuLogsDumpToMemory_fn cubind_fn = (cubind__cuLogsDumpToMemory_fn)cubind__target((cubind__fnptr)slow_cuLogsDumpToMemory, &cubind__driver_offsets[442]);
     CUresult cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 442, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 442, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27145,7 +27145,7 @@ static CUresult call_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, tid);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 443, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 443, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27180,7 +27180,7 @@ CUresult cubind_driver_checkpoint_process_get_restore_thread_id(int pid, int *ti
     cubind__cuCheckpointProcessGetRestoreThreadId_fn cubind_fn = (cubind__cuCheckpointProcessGetRestoreThreadId_fn)cubind__target((cubind__fnptr)slow_cuCheckpointProcessGetRestoreThreadId, &cubind__driver_offsets[443]);
     CUresult cubind_status = cubind_fn(pid, tid);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 443, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 443, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27198,7 +27198,7 @@ static CUresult call_cuCheckpointProcessGetState(int pid, CUprocessState *state)
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, state);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 444, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 444, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27233,7 +27233,7 @@ CUresult cubind_driver_checkpoint_process_get_state(int pid, CUprocessState *sta
     cubind__cuCheckpointProcessGetState_fn cubind_fn = (cubind__cuCheckpointProcessGetState_fn)cubind__target((cubind__fnptr)slow_cuCheckpointProcessGetState, &cubind__driver_offsets[444]);
     CUresult cubind_status = cubind_fn(pid, state);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 444, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 444, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27251,7 +27251,7 @@ static CUresult call_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 445, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 445, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27286,7 +27286,7 @@ CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *ar
     cubind__cuCheckpointProcessLock_fn cubind_fn = (cubind__cuCheckpointProcessLock_fn)cubind__target((cubind__fnptr)slow_cuCheckpointProcessLock, &cubind__driver_offsets[445]);
     CUresult cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 445, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 445, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27304,7 +27304,7 @@ static CUresult call_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpoi
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 446, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 446, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27339,7 +27339,7 @@ CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckp
     cubind__cuCheckpointProcessCheckpoint_fn cubind_fn = (cubind__cuCheckpointProcessCheckpoint_fn)cubind__target((cubind__fnptr)slow_cuCheckpointProcessCheckpoint, &cubind__driver_offsets[446]);
     CUresult cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 446, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 446, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27357,7 +27357,7 @@ static CUresult call_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 447, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 447, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27392,7 +27392,7 @@ CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreAr
     cubind__cuCheckpointProcessRestore_fn cubind_fn = (cubind__cuCheckpointProcessRestore_fn)cubind__target((cubind__fnptr)slow_cuCheckpointProcessRestore, &cubind__driver_offsets[447]);
     CUresult cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 447, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 447, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -27410,7 +27410,7 @@ static CUresult call_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *
         return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (cubind_status != CUDA_SUCCESS)
-        return (CUresult)cubind__status_error(&cubind__driver_symbols.table, 448, (int)cubind_status);
+        return (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 448, (int)cubind_status);
     return cubind_status;
 }
 
@@ -27445,7 +27445,7 @@ CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs
     cubind__cuCheckpointProcessUnlock_fn cubind_fn = (cubind__cuCheckpointProcessUnlock_fn)cubind__target((cubind__fnptr)slow_cuCheckpointProcessUnlock, &cubind__driver_offsets[448]);
     CUresult cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
-        return (CUresult)cubind__wrapper_status_error(&cubind__driver_symbols.table, 448, (int)cubind_status);
+        return (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 448, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

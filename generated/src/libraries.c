@@ -377,17 +377,17 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
         break;
     case CUBIND_LIB_RUNTIME:
         if (index < 310)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__runtime_symbols, index,
+            return cubind__status_error_informational((const cubind__symbol_table *)&cubind__runtime_symbols, index,
                                         status);
         break;
     case CUBIND_LIB_DRIVER:
         if (index < 449)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__driver_symbols, index,
+            return cubind__status_error_informational((const cubind__symbol_table *)&cubind__driver_symbols, index,
                                         status);
         break;
     case CUBIND_LIB_NVRTC:
         if (index < 24)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nvrtc_symbols, index,
+            return cubind__status_error_informational((const cubind__symbol_table *)&cubind__nvrtc_symbols, index,
                                         status);
         break;
     case CUBIND_LIB_NVJITLINK:
@@ -397,7 +397,7 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
         break;
     case CUBIND_LIB_NCCL:
         if (index < 41)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nccl_symbols, index,
+            return cubind__status_error_informational((const cubind__symbol_table *)&cubind__nccl_symbols, index,
                                         status);
         break;
     case CUBIND_LIB_CUDNN:

@@ -328,7 +328,7 @@ static ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -363,7 +363,7 @@ ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
     cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
     ncclResult_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -381,7 +381,7 @@ static ncclResult_t call_ncclMemFree(void *ptr)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -415,7 +415,7 @@ ncclResult_t cubind_nccl_mem_free(void *ptr)
     cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)slow_ncclMemFree, &cubind__nccl_offsets[1]);
     ncclResult_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -433,7 +433,7 @@ static ncclResult_t call_ncclGetVersion(int *version)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -467,7 +467,7 @@ ncclResult_t cubind_nccl_get_version(int *version)
     cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)slow_ncclGetVersion, &cubind__nccl_offsets[2]);
     ncclResult_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -485,7 +485,7 @@ static ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(uniqueId);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -519,7 +519,7 @@ ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
     cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
     ncclResult_t cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -537,7 +537,7 @@ static ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, nc
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -575,7 +575,7 @@ ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncc
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankConfig, &cubind__nccl_offsets[4]);
     ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -593,7 +593,7 @@ static ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniq
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -630,7 +630,7 @@ ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUnique
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRank, &cubind__nccl_offsets[5]);
     ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -648,7 +648,7 @@ static ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, ndev, devlist);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -684,7 +684,7 @@ ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *de
     cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
     ncclResult_t cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -702,7 +702,7 @@ static ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -736,7 +736,7 @@ ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
     cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -754,7 +754,7 @@ static ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -788,7 +788,7 @@ ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
     cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -806,7 +806,7 @@ static ncclResult_t call_ncclCommAbort(ncclComm_t comm)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -840,7 +840,7 @@ ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
     cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)slow_ncclCommAbort, &cubind__nccl_offsets[9]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -858,7 +858,7 @@ static ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, revokeFlags);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -893,7 +893,7 @@ ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
     cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
     ncclResult_t cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -911,7 +911,7 @@ static ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, nccl
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -949,7 +949,7 @@ ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclCom
     cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)slow_ncclCommSplit, &cubind__nccl_offsets[11]);
     ncclResult_t cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -967,7 +967,7 @@ static ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, 
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1006,7 +1006,7 @@ ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int
     cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)slow_ncclCommShrink, &cubind__nccl_offsets[12]);
     ncclResult_t cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1024,7 +1024,7 @@ static ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nrank
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1063,7 +1063,7 @@ ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks
     cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
     ncclResult_t cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1206,7 +1206,7 @@ static ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *as
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, asyncError);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1241,7 +1241,7 @@ ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asy
     cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
     ncclResult_t cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1259,7 +1259,7 @@ static ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, count);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1294,7 +1294,7 @@ ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
     cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)slow_ncclCommCount, &cubind__nccl_offsets[18]);
     ncclResult_t cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1312,7 +1312,7 @@ static ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, device);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1347,7 +1347,7 @@ ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
     cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
     ncclResult_t cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1365,7 +1365,7 @@ static ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, rank);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1400,7 +1400,7 @@ ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
     cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
     ncclResult_t cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1418,7 +1418,7 @@ static ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, siz
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, handle);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1455,7 +1455,7 @@ ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t
     cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommRegister, &cubind__nccl_offsets[21]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1473,7 +1473,7 @@ static ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, handle);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1508,7 +1508,7 @@ ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
     cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
     ncclResult_t cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1526,7 +1526,7 @@ static ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, siz
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1564,7 +1564,7 @@ ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_
     cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1582,7 +1582,7 @@ static ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t 
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, win);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1617,7 +1617,7 @@ ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t wi
     cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
     ncclResult_t cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1635,7 +1635,7 @@ static ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar,
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1673,7 +1673,7 @@ ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar
     cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
     ncclResult_t cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1691,7 +1691,7 @@ static ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1726,7 +1726,7 @@ ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
     cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
     ncclResult_t cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1744,7 +1744,7 @@ static ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1785,7 +1785,7 @@ ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t cou
     cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)slow_ncclReduce, &cubind__nccl_offsets[27]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1803,7 +1803,7 @@ static ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t data
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1842,7 +1842,7 @@ ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype
     cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)slow_ncclBcast, &cubind__nccl_offsets[28]);
     ncclResult_t cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1860,7 +1860,7 @@ static ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, siz
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1900,7 +1900,7 @@ ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t 
     cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)slow_ncclBroadcast, &cubind__nccl_offsets[29]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1918,7 +1918,7 @@ static ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, siz
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1958,7 +1958,7 @@ ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t
     cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)slow_ncclAllReduce, &cubind__nccl_offsets[30]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1976,7 +1976,7 @@ static ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff,
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2016,7 +2016,7 @@ ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, si
     cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2034,7 +2034,7 @@ static ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, siz
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2073,7 +2073,7 @@ ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t
     cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)slow_ncclAllGather, &cubind__nccl_offsets[32]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2091,7 +2091,7 @@ static ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2130,7 +2130,7 @@ ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t 
     cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2148,7 +2148,7 @@ static ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2188,7 +2188,7 @@ ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t cou
     cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)slow_ncclGather, &cubind__nccl_offsets[34]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2206,7 +2206,7 @@ static ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2246,7 +2246,7 @@ ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t co
     cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)slow_ncclScatter, &cubind__nccl_offsets[35]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2264,7 +2264,7 @@ static ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataTy
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2303,7 +2303,7 @@ ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t
     cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)slow_ncclSend, &cubind__nccl_offsets[36]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2321,7 +2321,7 @@ static ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t d
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2360,7 +2360,7 @@ ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datat
     cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)slow_ncclRecv, &cubind__nccl_offsets[37]);
     ncclResult_t cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2378,7 +2378,7 @@ static ncclResult_t call_ncclGroupStart(void)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2411,7 +2411,7 @@ ncclResult_t cubind_nccl_group_start(void)
     cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)slow_ncclGroupStart, &cubind__nccl_offsets[38]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2429,7 +2429,7 @@ static ncclResult_t call_ncclGroupEnd(void)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2462,7 +2462,7 @@ ncclResult_t cubind_nccl_group_end(void)
     cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2480,7 +2480,7 @@ static ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(simInfo);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2514,7 +2514,7 @@ ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
     cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
     ncclResult_t cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_error(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

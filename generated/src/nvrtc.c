@@ -248,7 +248,7 @@ static nvrtcResult call_nvrtcVersion(int *major, int *minor)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -283,7 +283,7 @@ nvrtcResult cubind_nvrtc_version(int *major, int *minor)
     cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
     nvrtcResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -301,7 +301,7 @@ static nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(numArchs);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -335,7 +335,7 @@ nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
     cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
     nvrtcResult cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -353,7 +353,7 @@ static nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(supportedArchs);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -387,7 +387,7 @@ nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
     cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
     nvrtcResult cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -405,7 +405,7 @@ static nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, 
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -444,7 +444,7 @@ nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, con
     cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
     nvrtcResult cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -462,7 +462,7 @@ static nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -496,7 +496,7 @@ nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
     cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -514,7 +514,7 @@ static nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, c
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, numOptions, options);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -550,7 +550,7 @@ nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, cons
     cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
     nvrtcResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -568,7 +568,7 @@ static nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptxSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -603,7 +603,7 @@ nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
     cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
     nvrtcResult cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -621,7 +621,7 @@ static nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptx);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -656,7 +656,7 @@ nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
     cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
     nvrtcResult cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -674,7 +674,7 @@ static nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRe
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubinSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -709,7 +709,7 @@ nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
     cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
     nvrtcResult cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -727,7 +727,7 @@ static nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubin);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -762,7 +762,7 @@ nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
     cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
     nvrtcResult cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -780,7 +780,7 @@ static nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRe
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -815,7 +815,7 @@ nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
     cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -833,7 +833,7 @@ static nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIR);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -868,7 +868,7 @@ nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
     cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -886,7 +886,7 @@ static nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSi
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixirSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -921,7 +921,7 @@ nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSiz
     cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
     nvrtcResult cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -939,7 +939,7 @@ static nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixir);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -974,7 +974,7 @@ nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
     cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
     nvrtcResult cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -992,7 +992,7 @@ static nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSiz
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, logSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1027,7 +1027,7 @@ nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSize
     cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
     nvrtcResult cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1045,7 +1045,7 @@ static nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, log);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1080,7 +1080,7 @@ nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
     cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
     nvrtcResult cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1098,7 +1098,7 @@ static nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *co
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1133,7 +1133,7 @@ nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *cons
     cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1151,7 +1151,7 @@ static nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1187,7 +1187,7 @@ nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const n
     cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1205,7 +1205,7 @@ static nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(ret);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1239,7 +1239,7 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
     cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
     nvrtcResult cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1257,7 +1257,7 @@ static nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(size);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1291,7 +1291,7 @@ nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
     cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
     nvrtcResult cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1309,7 +1309,7 @@ static nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1343,7 +1343,7 @@ nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
     cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1361,7 +1361,7 @@ static nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *s
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, size);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1396,7 +1396,7 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *s
     cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
     nvrtcResult cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1414,7 +1414,7 @@ static nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, callback, payload);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1450,7 +1450,7 @@ nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(vo
     cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
     nvrtcResult cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_error(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

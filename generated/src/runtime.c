@@ -2156,7 +2156,7 @@ static cudaError_t call_cudaDeviceReset(void)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 0, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2189,7 +2189,7 @@ cudaError_t cubind_runtime_device_reset(void)
     cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__target((cubind__fnptr)slow_cudaDeviceReset, &cubind__runtime_offsets[0]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 0, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2207,7 +2207,7 @@ static cudaError_t call_cudaDeviceSynchronize(void)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 1, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2240,7 +2240,7 @@ cudaError_t cubind_runtime_device_synchronize(void)
     cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSynchronize, &cubind__runtime_offsets[1]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 1, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2258,7 +2258,7 @@ static cudaError_t call_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(limit, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 2, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2293,7 +2293,7 @@ cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
     cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetLimit, &cubind__runtime_offsets[2]);
     cudaError_t cubind_status = cubind_fn(limit, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 2, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2311,7 +2311,7 @@ static cudaError_t call_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pValue, limit);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 3, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2346,7 +2346,7 @@ cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit
     cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetLimit, &cubind__runtime_offsets[3]);
     cudaError_t cubind_status = cubind_fn(pValue, limit);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 3, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2364,7 +2364,7 @@ static cudaError_t call_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInE
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 4, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2400,7 +2400,7 @@ cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWid
     cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetTexture1DLinearMaxWidth, &cubind__runtime_offsets[4]);
     cudaError_t cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 4, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2418,7 +2418,7 @@ static cudaError_t call_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfi
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pCacheConfig);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 5, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2452,7 +2452,7 @@ cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheCon
     cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetCacheConfig, &cubind__runtime_offsets[5]);
     cudaError_t cubind_status = cubind_fn(pCacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 5, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2470,7 +2470,7 @@ static cudaError_t call_cudaDeviceGetStreamPriorityRange(int *leastPriority, int
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 6, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2505,7 +2505,7 @@ cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, 
     cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetStreamPriorityRange, &cubind__runtime_offsets[6]);
     cudaError_t cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 6, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2523,7 +2523,7 @@ static cudaError_t call_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(cacheConfig);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 7, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2557,7 +2557,7 @@ cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfi
     cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetCacheConfig, &cubind__runtime_offsets[7]);
     cudaError_t cubind_status = cubind_fn(cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 7, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2575,7 +2575,7 @@ static cudaError_t call_cudaDeviceGetByPCIBusId(int *device, const char *pciBusI
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, pciBusId);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 8, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2610,7 +2610,7 @@ cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pci
     cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetByPCIBusId, &cubind__runtime_offsets[8]);
     cudaError_t cubind_status = cubind_fn(device, pciBusId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 8, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2628,7 +2628,7 @@ static cudaError_t call_cudaDeviceGetPCIBusId(char *pciBusId, int len, int devic
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pciBusId, len, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 9, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2664,7 +2664,7 @@ cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int de
     cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetPCIBusId, &cubind__runtime_offsets[9]);
     cudaError_t cubind_status = cubind_fn(pciBusId, len, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 9, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2682,7 +2682,7 @@ static cudaError_t call_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 10, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2717,7 +2717,7 @@ cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cu
     cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcGetEventHandle, &cubind__runtime_offsets[10]);
     cudaError_t cubind_status = cubind_fn(handle, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 10, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2735,7 +2735,7 @@ static cudaError_t call_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventH
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, handle);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 11, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2770,7 +2770,7 @@ cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEven
     cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcOpenEventHandle, &cubind__runtime_offsets[11]);
     cudaError_t cubind_status = cubind_fn(event, handle);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 11, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2788,7 +2788,7 @@ static cudaError_t call_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *de
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, devPtr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 12, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2823,7 +2823,7 @@ cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *
     cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcGetMemHandle, &cubind__runtime_offsets[12]);
     cudaError_t cubind_status = cubind_fn(handle, devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 12, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2841,7 +2841,7 @@ static cudaError_t call_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t h
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, handle, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 13, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2877,7 +2877,7 @@ cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t
     cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcOpenMemHandle, &cubind__runtime_offsets[13]);
     cudaError_t cubind_status = cubind_fn(devPtr, handle, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 13, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2895,7 +2895,7 @@ static cudaError_t call_cudaIpcCloseMemHandle(void *devPtr)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 14, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2929,7 +2929,7 @@ cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
     cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__target((cubind__fnptr)slow_cudaIpcCloseMemHandle, &cubind__runtime_offsets[14]);
     cudaError_t cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 14, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2947,7 +2947,7 @@ static cudaError_t call_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDire
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(target, scope);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 15, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2982,7 +2982,7 @@ cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPU
     cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__target((cubind__fnptr)slow_cudaDeviceFlushGPUDirectRDMAWrites, &cubind__runtime_offsets[15]);
     cudaError_t cubind_status = cubind_fn(target, scope);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 15, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3000,7 +3000,7 @@ static cudaError_t call_cudaDeviceRegisterAsyncNotification(int device, cudaAsyn
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 16, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3037,7 +3037,7 @@ cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAs
     cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cudaDeviceRegisterAsyncNotification, &cubind__runtime_offsets[16]);
     cudaError_t cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 16, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3055,7 +3055,7 @@ static cudaError_t call_cudaDeviceUnregisterAsyncNotification(int device, cudaAs
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, callback);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 17, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3090,7 +3090,7 @@ cudaError_t cubind_runtime_device_unregister_async_notification(int device, cuda
     cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__target((cubind__fnptr)slow_cudaDeviceUnregisterAsyncNotification, &cubind__runtime_offsets[17]);
     cudaError_t cubind_status = cubind_fn(device, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 17, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3108,7 +3108,7 @@ static cudaError_t call_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *p
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pConfig);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 18, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3142,7 +3142,7 @@ cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig
     cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetSharedMemConfig, &cubind__runtime_offsets[18]);
     cudaError_t cubind_status = cubind_fn(pConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 18, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3160,7 +3160,7 @@ static cudaError_t call_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig co
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(config);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 19, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3194,7 +3194,7 @@ cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig
     cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetSharedMemConfig, &cubind__runtime_offsets[19]);
     cudaError_t cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 19, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3212,7 +3212,7 @@ static cudaError_t call_cudaGetLastError(void)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 20, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3245,7 +3245,7 @@ cudaError_t cubind_runtime_get_last_error(void)
     cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__target((cubind__fnptr)slow_cudaGetLastError, &cubind__runtime_offsets[20]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 20, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3263,7 +3263,7 @@ static cudaError_t call_cudaPeekAtLastError(void)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 21, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3296,7 +3296,7 @@ cudaError_t cubind_runtime_peek_at_last_error(void)
     cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__target((cubind__fnptr)slow_cudaPeekAtLastError, &cubind__runtime_offsets[21]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 21, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3398,7 +3398,7 @@ static cudaError_t call_cudaGetDeviceCount(int *count)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 24, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3432,7 +3432,7 @@ cudaError_t cubind_runtime_get_device_count(int *count)
     cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceCount, &cubind__runtime_offsets[24]);
     cudaError_t cubind_status = cubind_fn(count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 24, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3450,7 +3450,7 @@ static cudaError_t call_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(prop, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 25, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3485,7 +3485,7 @@ cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, in
     cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceProperties, &cubind__runtime_offsets[25]);
     cudaError_t cubind_status = cubind_fn(prop, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 25, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3503,7 +3503,7 @@ static cudaError_t call_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr a
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(value, attr, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 26, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3539,7 +3539,7 @@ cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr 
     cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetAttribute, &cubind__runtime_offsets[26]);
     cudaError_t cubind_status = cubind_fn(value, attr, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 26, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3557,7 +3557,7 @@ static cudaError_t call_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabi
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 27, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3594,7 +3594,7 @@ cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *cap
     cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetHostAtomicCapabilities, &cubind__runtime_offsets[27]);
     cudaError_t cubind_status = cubind_fn(capabilities, operations, count, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 27, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3612,7 +3612,7 @@ static cudaError_t call_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 28, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3647,7 +3647,7 @@ cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, i
     cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetDefaultMemPool, &cubind__runtime_offsets[28]);
     cudaError_t cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 28, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3665,7 +3665,7 @@ static cudaError_t call_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, memPool);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 29, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3700,7 +3700,7 @@ cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool
     cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetMemPool, &cubind__runtime_offsets[29]);
     cudaError_t cubind_status = cubind_fn(device, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 29, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3718,7 +3718,7 @@ static cudaError_t call_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 30, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3753,7 +3753,7 @@ cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int devic
     cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetMemPool, &cubind__runtime_offsets[30]);
     cudaError_t cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 30, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3771,7 +3771,7 @@ static cudaError_t call_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 31, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3807,7 +3807,7 @@ cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttr
     cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetNvSciSyncAttributes, &cubind__runtime_offsets[31]);
     cudaError_t cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 31, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3825,7 +3825,7 @@ static cudaError_t call_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2P
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 32, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3862,7 +3862,7 @@ cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP
     cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetP2PAttribute, &cubind__runtime_offsets[32]);
     cudaError_t cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 32, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3880,7 +3880,7 @@ static cudaError_t call_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabil
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 33, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3918,7 +3918,7 @@ cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capa
     cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetP2PAtomicCapabilities, &cubind__runtime_offsets[33]);
     cudaError_t cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 33, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3936,7 +3936,7 @@ static cudaError_t call_cudaChooseDevice(int *device, const struct cudaDevicePro
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, prop);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 34, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3971,7 +3971,7 @@ cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDevicePro
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__target((cubind__fnptr)slow_cudaChooseDevice, &cubind__runtime_offsets[34]);
     cudaError_t cubind_status = cubind_fn(device, prop);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 34, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3989,7 +3989,7 @@ static cudaError_t call_cudaInitDevice(int device, unsigned int deviceFlags, uns
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, deviceFlags, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 35, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4025,7 +4025,7 @@ cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, uns
     cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__target((cubind__fnptr)slow_cudaInitDevice, &cubind__runtime_offsets[35]);
     cudaError_t cubind_status = cubind_fn(device, deviceFlags, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 35, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4043,7 +4043,7 @@ static cudaError_t call_cudaSetDevice(int device)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 36, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4077,7 +4077,7 @@ cudaError_t cubind_runtime_set_device(int device)
     cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__target((cubind__fnptr)slow_cudaSetDevice, &cubind__runtime_offsets[36]);
     cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 36, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4095,7 +4095,7 @@ static cudaError_t call_cudaGetDevice(int *device)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 37, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4129,7 +4129,7 @@ cudaError_t cubind_runtime_get_device(int *device)
     cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__target((cubind__fnptr)slow_cudaGetDevice, &cubind__runtime_offsets[37]);
     cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 37, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4147,7 +4147,7 @@ static cudaError_t call_cudaSetValidDevices(int *device_arr, int len)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device_arr, len);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 38, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4182,7 +4182,7 @@ cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
     cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__target((cubind__fnptr)slow_cudaSetValidDevices, &cubind__runtime_offsets[38]);
     cudaError_t cubind_status = cubind_fn(device_arr, len);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 38, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4200,7 +4200,7 @@ static cudaError_t call_cudaSetDeviceFlags(unsigned int flags)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 39, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4234,7 +4234,7 @@ cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
     cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__target((cubind__fnptr)slow_cudaSetDeviceFlags, &cubind__runtime_offsets[39]);
     cudaError_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 39, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4252,7 +4252,7 @@ static cudaError_t call_cudaGetDeviceFlags(unsigned int *flags)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 40, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4286,7 +4286,7 @@ cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
     cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__target((cubind__fnptr)slow_cudaGetDeviceFlags, &cubind__runtime_offsets[40]);
     cudaError_t cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 40, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4304,7 +4304,7 @@ static cudaError_t call_cudaStreamCreate(cudaStream_t *pStream)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pStream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 41, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 41, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4338,7 +4338,7 @@ cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
     cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreate, &cubind__runtime_offsets[41]);
     cudaError_t cubind_status = cubind_fn(pStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 41, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4356,7 +4356,7 @@ static cudaError_t call_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigne
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pStream, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 42, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 42, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4391,7 +4391,7 @@ cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsig
     cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreateWithFlags, &cubind__runtime_offsets[42]);
     cudaError_t cubind_status = cubind_fn(pStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 42, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4409,7 +4409,7 @@ static cudaError_t call_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsi
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pStream, flags, priority);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 43, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 43, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4445,7 +4445,7 @@ cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, un
     cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__target((cubind__fnptr)slow_cudaStreamCreateWithPriority, &cubind__runtime_offsets[43]);
     cudaError_t cubind_status = cubind_fn(pStream, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 43, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4463,7 +4463,7 @@ static cudaError_t call_cudaStreamGetPriority(cudaStream_t hStream, int *priorit
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, priority);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 44, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 44, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4498,7 +4498,7 @@ cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priori
     cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetPriority, &cubind__runtime_offsets[44]);
     cudaError_t cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 44, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4516,7 +4516,7 @@ static cudaError_t call_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *f
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 45, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 45, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4551,7 +4551,7 @@ cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *
     cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetFlags, &cubind__runtime_offsets[45]);
     cudaError_t cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 45, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4569,7 +4569,7 @@ static cudaError_t call_cudaStreamGetId(cudaStream_t hStream, unsigned long long
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, streamId);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 46, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 46, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4604,7 +4604,7 @@ cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long lon
     cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetId, &cubind__runtime_offsets[46]);
     cudaError_t cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 46, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4622,7 +4622,7 @@ static cudaError_t call_cudaStreamGetDevice(cudaStream_t hStream, int *device)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 47, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 47, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4657,7 +4657,7 @@ cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
     cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetDevice, &cubind__runtime_offsets[47]);
     cudaError_t cubind_status = cubind_fn(hStream, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 47, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4675,7 +4675,7 @@ static cudaError_t call_cudaCtxResetPersistingL2Cache(void)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 48, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 48, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4708,7 +4708,7 @@ cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
     cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__target((cubind__fnptr)slow_cudaCtxResetPersistingL2Cache, &cubind__runtime_offsets[48]);
     cudaError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 48, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4726,7 +4726,7 @@ static cudaError_t call_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 49, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 49, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4761,7 +4761,7 @@ cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t
     cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cudaStreamCopyAttributes, &cubind__runtime_offsets[49]);
     cudaError_t cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 49, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4779,7 +4779,7 @@ static cudaError_t call_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchA
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 50, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 50, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4815,7 +4815,7 @@ cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunch
     cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetAttribute, &cubind__runtime_offsets[50]);
     cudaError_t cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 50, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4833,7 +4833,7 @@ static cudaError_t call_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchA
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 51, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 51, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4869,7 +4869,7 @@ cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunch
     cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaStreamSetAttribute, &cubind__runtime_offsets[51]);
     cudaError_t cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 51, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4887,7 +4887,7 @@ static cudaError_t call_cudaStreamDestroy(cudaStream_t stream)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 52, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 52, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4921,7 +4921,7 @@ cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
     cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__target((cubind__fnptr)slow_cudaStreamDestroy, &cubind__runtime_offsets[52]);
     cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 52, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4939,7 +4939,7 @@ static cudaError_t call_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t eve
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, event, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 53, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 53, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4975,7 +4975,7 @@ cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t ev
     cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__target((cubind__fnptr)slow_cudaStreamWaitEvent, &cubind__runtime_offsets[53]);
     cudaError_t cubind_status = cubind_fn(stream, event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 53, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4993,7 +4993,7 @@ static cudaError_t call_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCal
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, callback, userData, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 54, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 54, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5030,7 +5030,7 @@ cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCa
     cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__target((cubind__fnptr)slow_cudaStreamAddCallback, &cubind__runtime_offsets[54]);
     cudaError_t cubind_status = cubind_fn(stream, callback, userData, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 54, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5048,7 +5048,7 @@ static cudaError_t call_cudaStreamSynchronize(cudaStream_t stream)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 55, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 55, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5082,7 +5082,7 @@ cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
     cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaStreamSynchronize, &cubind__runtime_offsets[55]);
     cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 55, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5100,7 +5100,7 @@ static cudaError_t call_cudaStreamQuery(cudaStream_t stream)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 56, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 56, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5134,7 +5134,7 @@ cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
     cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__target((cubind__fnptr)slow_cudaStreamQuery, &cubind__runtime_offsets[56]);
     cudaError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 56, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5152,7 +5152,7 @@ static cudaError_t call_cudaStreamAttachMemAsync(cudaStream_t stream, void *devP
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, devPtr, length, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 57, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 57, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5189,7 +5189,7 @@ cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *de
     cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__target((cubind__fnptr)slow_cudaStreamAttachMemAsync, &cubind__runtime_offsets[57]);
     cudaError_t cubind_status = cubind_fn(stream, devPtr, length, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 57, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5207,7 +5207,7 @@ static cudaError_t call_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, mode);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 58, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 58, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5242,7 +5242,7 @@ cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaSt
     cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__target((cubind__fnptr)slow_cudaStreamBeginCapture, &cubind__runtime_offsets[58]);
     cudaError_t cubind_status = cubind_fn(stream, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 58, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5260,7 +5260,7 @@ static cudaError_t call_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaG
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 59, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 59, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5299,7 +5299,7 @@ cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cu
     cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__target((cubind__fnptr)slow_cudaStreamBeginCaptureToGraph, &cubind__runtime_offsets[59]);
     cudaError_t cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 59, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5317,7 +5317,7 @@ static cudaError_t call_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mode);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 60, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 60, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5351,7 +5351,7 @@ cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCa
     cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__target((cubind__fnptr)slow_cudaThreadExchangeStreamCaptureMode, &cubind__runtime_offsets[60]);
     cudaError_t cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 60, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5369,7 +5369,7 @@ static cudaError_t call_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *p
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, pGraph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 61, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 61, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5404,7 +5404,7 @@ cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *
     cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__target((cubind__fnptr)slow_cudaStreamEndCapture, &cubind__runtime_offsets[61]);
     cudaError_t cubind_status = cubind_fn(stream, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 61, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5422,7 +5422,7 @@ static cudaError_t call_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStre
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, pCaptureStatus);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 62, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 62, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5457,7 +5457,7 @@ cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStr
     cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__target((cubind__fnptr)slow_cudaStreamIsCapturing, &cubind__runtime_offsets[62]);
     cudaError_t cubind_status = cubind_fn(stream, pCaptureStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 62, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5475,7 +5475,7 @@ static cudaError_t call_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaS
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 63, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 63, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5515,7 +5515,7 @@ cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cud
     cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__target((cubind__fnptr)slow_cudaStreamGetCaptureInfo, &cubind__runtime_offsets[63]);
     cudaError_t cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 63, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5533,7 +5533,7 @@ static cudaError_t call_cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 64, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 64, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5571,7 +5571,7 @@ cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t strea
     cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__target((cubind__fnptr)slow_cudaStreamUpdateCaptureDependencies, &cubind__runtime_offsets[64]);
     cudaError_t cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 64, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5589,7 +5589,7 @@ static cudaError_t call_cudaEventCreate(cudaEvent_t *event)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 65, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 65, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5623,7 +5623,7 @@ cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
     cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__target((cubind__fnptr)slow_cudaEventCreate, &cubind__runtime_offsets[65]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 65, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5641,7 +5641,7 @@ static cudaError_t call_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned in
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 66, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 66, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5676,7 +5676,7 @@ cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned 
     cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaEventCreateWithFlags, &cubind__runtime_offsets[66]);
     cudaError_t cubind_status = cubind_fn(event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 66, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5694,7 +5694,7 @@ static cudaError_t call_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 67, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 67, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5729,7 +5729,7 @@ cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
     cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__target((cubind__fnptr)slow_cudaEventRecord, &cubind__runtime_offsets[67]);
     cudaError_t cubind_status = cubind_fn(event, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 67, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5747,7 +5747,7 @@ static cudaError_t call_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, stream, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 68, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 68, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5783,7 +5783,7 @@ cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream
     cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaEventRecordWithFlags, &cubind__runtime_offsets[68]);
     cudaError_t cubind_status = cubind_fn(event, stream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 68, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5801,7 +5801,7 @@ static cudaError_t call_cudaEventQuery(cudaEvent_t event)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 69, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 69, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5835,7 +5835,7 @@ cudaError_t cubind_runtime_event_query(cudaEvent_t event)
     cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__target((cubind__fnptr)slow_cudaEventQuery, &cubind__runtime_offsets[69]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 69, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5853,7 +5853,7 @@ static cudaError_t call_cudaEventSynchronize(cudaEvent_t event)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 70, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 70, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5887,7 +5887,7 @@ cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
     cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__target((cubind__fnptr)slow_cudaEventSynchronize, &cubind__runtime_offsets[70]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 70, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5905,7 +5905,7 @@ static cudaError_t call_cudaEventDestroy(cudaEvent_t event)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 71, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 71, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5939,7 +5939,7 @@ cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
     cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__target((cubind__fnptr)slow_cudaEventDestroy, &cubind__runtime_offsets[71]);
     cudaError_t cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 71, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5957,7 +5957,7 @@ static cudaError_t call_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaE
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ms, start, end);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 72, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 72, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5993,7 +5993,7 @@ cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cuda
     cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__target((cubind__fnptr)slow_cudaEventElapsedTime, &cubind__runtime_offsets[72]);
     cudaError_t cubind_status = cubind_fn(ms, start, end);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 72, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6011,7 +6011,7 @@ static cudaError_t call_cudaImportExternalMemory(cudaExternalMemory_t *extMem_ou
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 73, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 73, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6046,7 +6046,7 @@ cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_o
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__target((cubind__fnptr)slow_cudaImportExternalMemory, &cubind__runtime_offsets[73]);
     cudaError_t cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 73, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6064,7 +6064,7 @@ static cudaError_t call_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExt
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 74, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 74, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6100,7 +6100,7 @@ cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cuda
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__target((cubind__fnptr)slow_cudaExternalMemoryGetMappedBuffer, &cubind__runtime_offsets[74]);
     cudaError_t cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 74, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6118,7 +6118,7 @@ static cudaError_t call_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedA
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 75, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 75, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6154,7 +6154,7 @@ cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmap
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaExternalMemoryGetMappedMipmappedArray, &cubind__runtime_offsets[75]);
     cudaError_t cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 75, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6172,7 +6172,7 @@ static cudaError_t call_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extMem);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 76, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 76, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6206,7 +6206,7 @@ cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
     cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__target((cubind__fnptr)slow_cudaDestroyExternalMemory, &cubind__runtime_offsets[76]);
     cudaError_t cubind_status = cubind_fn(extMem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 76, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6224,7 +6224,7 @@ static cudaError_t call_cudaImportExternalSemaphore(cudaExternalSemaphore_t *ext
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 77, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 77, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6259,7 +6259,7 @@ cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *ex
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cudaImportExternalSemaphore, &cubind__runtime_offsets[77]);
     cudaError_t cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 77, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6277,7 +6277,7 @@ static cudaError_t call_cudaSignalExternalSemaphoresAsync(const cudaExternalSema
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 78, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 78, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6314,7 +6314,7 @@ cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSe
     cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cudaSignalExternalSemaphoresAsync, &cubind__runtime_offsets[78]);
     cudaError_t cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 78, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6332,7 +6332,7 @@ static cudaError_t call_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaph
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 79, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 79, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6369,7 +6369,7 @@ cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSema
     cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__target((cubind__fnptr)slow_cudaWaitExternalSemaphoresAsync, &cubind__runtime_offsets[79]);
     cudaError_t cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 79, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6387,7 +6387,7 @@ static cudaError_t call_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t ext
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSem);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 80, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 80, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6421,7 +6421,7 @@ cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t ex
     cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__target((cubind__fnptr)slow_cudaDestroyExternalSemaphore, &cubind__runtime_offsets[80]);
     cudaError_t cubind_status = cubind_fn(extSem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 80, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6439,7 +6439,7 @@ static cudaError_t call_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 bl
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 81, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 81, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6478,7 +6478,7 @@ cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 bl
     cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__target((cubind__fnptr)slow_cudaLaunchKernel, &cubind__runtime_offsets[81]);
     cudaError_t cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 81, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6496,7 +6496,7 @@ static cudaError_t call_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, co
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(config, func, args);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 82, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 82, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6532,7 +6532,7 @@ cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, 
     cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__target((cubind__fnptr)slow_cudaLaunchKernelExC, &cubind__runtime_offsets[82]);
     cudaError_t cubind_status = cubind_fn(config, func, args);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 82, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6550,7 +6550,7 @@ static cudaError_t call_cudaLaunchCooperativeKernel(const void *func, dim3 gridD
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 83, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 83, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6589,7 +6589,7 @@ cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 grid
     cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__target((cubind__fnptr)slow_cudaLaunchCooperativeKernel, &cubind__runtime_offsets[83]);
     cudaError_t cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 83, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6607,7 +6607,7 @@ static cudaError_t call_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCa
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, cacheConfig);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 84, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 84, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6642,7 +6642,7 @@ cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFunc
     cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetCacheConfig, &cubind__runtime_offsets[84]);
     cudaError_t cubind_status = cubind_fn(func, cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 84, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6660,7 +6660,7 @@ static cudaError_t call_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(attr, func);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 85, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 85, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6695,7 +6695,7 @@ cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, 
     cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetAttributes, &cubind__runtime_offsets[85]);
     cudaError_t cubind_status = cubind_fn(attr, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 85, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6713,7 +6713,7 @@ static cudaError_t call_cudaFuncSetAttribute(const void *func, enum cudaFuncAttr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 86, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 86, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6749,7 +6749,7 @@ cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAtt
     cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetAttribute, &cubind__runtime_offsets[86]);
     cudaError_t cubind_status = cubind_fn(func, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 86, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6767,7 +6767,7 @@ static cudaError_t call_cudaFuncGetName(const char **name, const void *func)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(name, func);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 87, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 87, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6802,7 +6802,7 @@ cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
     cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetName, &cubind__runtime_offsets[87]);
     cudaError_t cubind_status = cubind_fn(name, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 87, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6820,7 +6820,7 @@ static cudaError_t call_cudaFuncGetParamInfo(const void *func, size_t paramIndex
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 88, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 88, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6857,7 +6857,7 @@ cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramInd
     cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__target((cubind__fnptr)slow_cudaFuncGetParamInfo, &cubind__runtime_offsets[88]);
     cudaError_t cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 88, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6875,7 +6875,7 @@ static cudaError_t call_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, fn, userData);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 89, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 89, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6911,7 +6911,7 @@ cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn
     cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__target((cubind__fnptr)slow_cudaLaunchHostFunc, &cubind__runtime_offsets[89]);
     cudaError_t cubind_status = cubind_fn(stream, fn, userData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 89, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6929,7 +6929,7 @@ static cudaError_t call_cudaFuncSetSharedMemConfig(const void *func, enum cudaSh
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, config);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 90, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 90, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6964,7 +6964,7 @@ cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cud
     cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__target((cubind__fnptr)slow_cudaFuncSetSharedMemConfig, &cubind__runtime_offsets[90]);
     cudaError_t cubind_status = cubind_fn(func, config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 90, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6982,7 +6982,7 @@ static cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBl
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 91, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 91, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7019,7 +7019,7 @@ cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *n
     cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor, &cubind__runtime_offsets[91]);
     cudaError_t cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 91, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7037,7 +7037,7 @@ static cudaError_t call_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynami
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 92, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 92, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7074,7 +7074,7 @@ cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *d
     cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyAvailableDynamicSMemPerBlock, &cubind__runtime_offsets[92]);
     cudaError_t cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 92, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7092,7 +7092,7 @@ static cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(i
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 93, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 93, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7130,7 +7130,7 @@ cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_f
     cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cubind__runtime_offsets[93]);
     cudaError_t cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 93, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7148,7 +7148,7 @@ static cudaError_t call_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(clusterSize, func, launchConfig);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 94, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 94, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7184,7 +7184,7 @@ cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize
     cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxPotentialClusterSize, &cubind__runtime_offsets[94]);
     cudaError_t cubind_status = cubind_fn(clusterSize, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 94, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7202,7 +7202,7 @@ static cudaError_t call_cudaOccupancyMaxActiveClusters(int *numClusters, const v
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numClusters, func, launchConfig);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 95, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 95, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7238,7 +7238,7 @@ cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const
     cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__target((cubind__fnptr)slow_cudaOccupancyMaxActiveClusters, &cubind__runtime_offsets[95]);
     cudaError_t cubind_status = cubind_fn(numClusters, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 95, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7256,7 +7256,7 @@ static cudaError_t call_cudaMallocManaged(void **devPtr, size_t size, unsigned i
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 96, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 96, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7292,7 +7292,7 @@ cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned i
     cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__target((cubind__fnptr)slow_cudaMallocManaged, &cubind__runtime_offsets[96]);
     cudaError_t cubind_status = cubind_fn(devPtr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 96, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7310,7 +7310,7 @@ static cudaError_t call_cudaMalloc(void **devPtr, size_t size)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 97, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 97, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7345,7 +7345,7 @@ cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
     cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__target((cubind__fnptr)slow_cudaMalloc, &cubind__runtime_offsets[97]);
     cudaError_t cubind_status = cubind_fn(devPtr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 97, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7363,7 +7363,7 @@ static cudaError_t call_cudaMallocHost(void **ptr, size_t size)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 98, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 98, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7398,7 +7398,7 @@ cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
     cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__target((cubind__fnptr)slow_cudaMallocHost, &cubind__runtime_offsets[98]);
     cudaError_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 98, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7416,7 +7416,7 @@ static cudaError_t call_cudaMallocPitch(void **devPtr, size_t *pitch, size_t wid
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, pitch, width, height);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 99, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 99, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7453,7 +7453,7 @@ cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t wid
     cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__target((cubind__fnptr)slow_cudaMallocPitch, &cubind__runtime_offsets[99]);
     cudaError_t cubind_status = cubind_fn(devPtr, pitch, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 99, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7471,7 +7471,7 @@ static cudaError_t call_cudaMallocArray(cudaArray_t *array, const struct cudaCha
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array, desc, width, height, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 100, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 100, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7509,7 +7509,7 @@ cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaCha
     cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__target((cubind__fnptr)slow_cudaMallocArray, &cubind__runtime_offsets[100]);
     cudaError_t cubind_status = cubind_fn(array, desc, width, height, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 100, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7527,7 +7527,7 @@ static cudaError_t call_cudaFree(void *devPtr)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 101, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 101, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7561,7 +7561,7 @@ cudaError_t cubind_runtime_free(void *devPtr)
     cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__target((cubind__fnptr)slow_cudaFree, &cubind__runtime_offsets[101]);
     cudaError_t cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 101, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7579,7 +7579,7 @@ static cudaError_t call_cudaFreeHost(void *ptr)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 102, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 102, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7613,7 +7613,7 @@ cudaError_t cubind_runtime_free_host(void *ptr)
     cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__target((cubind__fnptr)slow_cudaFreeHost, &cubind__runtime_offsets[102]);
     cudaError_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 102, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7631,7 +7631,7 @@ static cudaError_t call_cudaFreeArray(cudaArray_t array)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 103, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 103, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7665,7 +7665,7 @@ cudaError_t cubind_runtime_free_array(cudaArray_t array)
     cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__target((cubind__fnptr)slow_cudaFreeArray, &cubind__runtime_offsets[103]);
     cudaError_t cubind_status = cubind_fn(array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 103, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7683,7 +7683,7 @@ static cudaError_t call_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmappedArray);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 104, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 104, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7717,7 +7717,7 @@ cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedAr
     cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaFreeMipmappedArray, &cubind__runtime_offsets[104]);
     cudaError_t cubind_status = cubind_fn(mipmappedArray);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 104, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7735,7 +7735,7 @@ static cudaError_t call_cudaHostAlloc(void **pHost, size_t size, unsigned int fl
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pHost, size, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 105, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 105, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7771,7 +7771,7 @@ cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int fl
     cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__target((cubind__fnptr)slow_cudaHostAlloc, &cubind__runtime_offsets[105]);
     cudaError_t cubind_status = cubind_fn(pHost, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 105, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7789,7 +7789,7 @@ static cudaError_t call_cudaHostRegister(void *ptr, size_t size, unsigned int fl
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 106, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 106, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7825,7 +7825,7 @@ cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int fl
     cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__target((cubind__fnptr)slow_cudaHostRegister, &cubind__runtime_offsets[106]);
     cudaError_t cubind_status = cubind_fn(ptr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 106, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7843,7 +7843,7 @@ static cudaError_t call_cudaHostUnregister(void *ptr)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 107, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 107, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7877,7 +7877,7 @@ cudaError_t cubind_runtime_host_unregister(void *ptr)
     cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__target((cubind__fnptr)slow_cudaHostUnregister, &cubind__runtime_offsets[107]);
     cudaError_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 107, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7895,7 +7895,7 @@ static cudaError_t call_cudaHostGetDevicePointer(void **pDevice, void *pHost, un
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pDevice, pHost, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 108, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 108, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7931,7 +7931,7 @@ cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, 
     cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__target((cubind__fnptr)slow_cudaHostGetDevicePointer, &cubind__runtime_offsets[108]);
     cudaError_t cubind_status = cubind_fn(pDevice, pHost, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 108, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7949,7 +7949,7 @@ static cudaError_t call_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pFlags, pHost);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 109, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 109, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7984,7 +7984,7 @@ cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
     cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaHostGetFlags, &cubind__runtime_offsets[109]);
     cudaError_t cubind_status = cubind_fn(pFlags, pHost);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 109, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8002,7 +8002,7 @@ static cudaError_t call_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pitchedDevPtr, extent);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 110, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 110, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8037,7 +8037,7 @@ cudaError_t cubind_runtime_malloc3_d(struct cudaPitchedPtr *pitchedDevPtr, struc
     cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__target((cubind__fnptr)slow_cudaMalloc3D, &cubind__runtime_offsets[110]);
     cudaError_t cubind_status = cubind_fn(pitchedDevPtr, extent);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 110, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8055,7 +8055,7 @@ static cudaError_t call_cudaMalloc3DArray(cudaArray_t *array, const struct cudaC
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array, desc, extent, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 111, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 111, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8092,7 +8092,7 @@ cudaError_t cubind_runtime_malloc3_d_array(cudaArray_t *array, const struct cuda
     cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__target((cubind__fnptr)slow_cudaMalloc3DArray, &cubind__runtime_offsets[111]);
     cudaError_t cubind_status = cubind_fn(array, desc, extent, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 111, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8110,7 +8110,7 @@ static cudaError_t call_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmapped
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 112, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 112, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8148,7 +8148,7 @@ cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappe
     cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaMallocMipmappedArray, &cubind__runtime_offsets[112]);
     cudaError_t cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 112, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8166,7 +8166,7 @@ static cudaError_t call_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(levelArray, mipmappedArray, level);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 113, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 113, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8202,7 +8202,7 @@ cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cu
     cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__target((cubind__fnptr)slow_cudaGetMipmappedArrayLevel, &cubind__runtime_offsets[113]);
     cudaError_t cubind_status = cubind_fn(levelArray, mipmappedArray, level);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 113, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8220,7 +8220,7 @@ static cudaError_t call_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 114, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 114, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8254,7 +8254,7 @@ cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
     cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3D, &cubind__runtime_offsets[114]);
     cudaError_t cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 114, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8272,7 +8272,7 @@ static cudaError_t call_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 115, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 115, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8306,7 +8306,7 @@ cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
     cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DPeer, &cubind__runtime_offsets[115]);
     cudaError_t cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 115, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8324,7 +8324,7 @@ static cudaError_t call_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 116, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 116, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8359,7 +8359,7 @@ cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cu
     cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DAsync, &cubind__runtime_offsets[116]);
     cudaError_t cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 116, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8377,7 +8377,7 @@ static cudaError_t call_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 117, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 117, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8412,7 +8412,7 @@ cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerPar
     cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DPeerAsync, &cubind__runtime_offsets[117]);
     cudaError_t cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 117, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8430,7 +8430,7 @@ static cudaError_t call_cudaMemGetInfo(size_t *free, size_t *total)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(free, total);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 118, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 118, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8465,7 +8465,7 @@ cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
     cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__target((cubind__fnptr)slow_cudaMemGetInfo, &cubind__runtime_offsets[118]);
     cudaError_t cubind_status = cubind_fn(free, total);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 118, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8483,7 +8483,7 @@ static cudaError_t call_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, str
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(desc, extent, flags, array);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 119, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 119, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8520,7 +8520,7 @@ cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, st
     cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetInfo, &cubind__runtime_offsets[119]);
     cudaError_t cubind_status = cubind_fn(desc, extent, flags, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 119, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8538,7 +8538,7 @@ static cudaError_t call_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 120, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 120, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8574,7 +8574,7 @@ cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t
     cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetPlane, &cubind__runtime_offsets[120]);
     cudaError_t cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 120, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8592,7 +8592,7 @@ static cudaError_t call_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryReq
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, array, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 121, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 121, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8628,7 +8628,7 @@ cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryR
     cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetMemoryRequirements, &cubind__runtime_offsets[121]);
     cudaError_t cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 121, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8646,7 +8646,7 @@ static cudaError_t call_cudaMipmappedArrayGetMemoryRequirements(struct cudaArray
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 122, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 122, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8682,7 +8682,7 @@ cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaAr
     cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__target((cubind__fnptr)slow_cudaMipmappedArrayGetMemoryRequirements, &cubind__runtime_offsets[122]);
     cudaError_t cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 122, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8700,7 +8700,7 @@ static cudaError_t call_cudaArrayGetSparseProperties(struct cudaArraySparsePrope
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, array);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 123, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 123, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8735,7 +8735,7 @@ cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparsePro
     cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cudaArrayGetSparseProperties, &cubind__runtime_offsets[123]);
     cudaError_t cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 123, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8753,7 +8753,7 @@ static cudaError_t call_cudaMipmappedArrayGetSparseProperties(struct cudaArraySp
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, mipmap);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 124, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 124, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8788,7 +8788,7 @@ cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArra
     cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__target((cubind__fnptr)slow_cudaMipmappedArrayGetSparseProperties, &cubind__runtime_offsets[124]);
     cudaError_t cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 124, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8806,7 +8806,7 @@ static cudaError_t call_cudaMemcpy(void *dst, const void *src, size_t count, enu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 125, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 125, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8843,7 +8843,7 @@ cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum
     cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy, &cubind__runtime_offsets[125]);
     cudaError_t cubind_status = cubind_fn(dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 125, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8861,7 +8861,7 @@ static cudaError_t call_cudaMemcpyPeer(void *dst, int dstDevice, const void *src
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 126, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 126, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8899,7 +8899,7 @@ cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src
     cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyPeer, &cubind__runtime_offsets[126]);
     cudaError_t cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 126, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8917,7 +8917,7 @@ static cudaError_t call_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 127, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 127, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8957,7 +8957,7 @@ cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, 
     cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2D, &cubind__runtime_offsets[127]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 127, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8975,7 +8975,7 @@ static cudaError_t call_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, siz
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 128, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 128, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9016,7 +9016,7 @@ cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, s
     cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DToArray, &cubind__runtime_offsets[128]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 128, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9034,7 +9034,7 @@ static cudaError_t call_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArra
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 129, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 129, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9075,7 +9075,7 @@ cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaAr
     cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DFromArray, &cubind__runtime_offsets[129]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 129, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9093,7 +9093,7 @@ static cudaError_t call_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffset
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 130, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 130, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9135,7 +9135,7 @@ cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOff
     cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DArrayToArray, &cubind__runtime_offsets[130]);
     cudaError_t cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 130, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9153,7 +9153,7 @@ static cudaError_t call_cudaMemcpyToSymbol(const void *symbol, const void *src, 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, src, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 131, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 131, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9191,7 +9191,7 @@ cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src,
     cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToSymbol, &cubind__runtime_offsets[131]);
     cudaError_t cubind_status = cubind_fn(symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 131, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9209,7 +9209,7 @@ static cudaError_t call_cudaMemcpyFromSymbol(void *dst, const void *symbol, size
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, symbol, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 132, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 132, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9247,7 +9247,7 @@ cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, siz
     cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromSymbol, &cubind__runtime_offsets[132]);
     cudaError_t cubind_status = cubind_fn(dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 132, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9265,7 +9265,7 @@ static cudaError_t call_cudaMemcpyAsync(void *dst, const void *src, size_t count
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, count, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 133, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 133, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9303,7 +9303,7 @@ cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count
     cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyAsync, &cubind__runtime_offsets[133]);
     cudaError_t cubind_status = cubind_fn(dst, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 133, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9321,7 +9321,7 @@ static cudaError_t call_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 134, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 134, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9360,7 +9360,7 @@ cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const voi
     cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyPeerAsync, &cubind__runtime_offsets[134]);
     cudaError_t cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 134, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9378,7 +9378,7 @@ static cudaError_t call_cudaMemcpyBatchAsync(void *const *dsts, const void *cons
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 135, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 135, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9419,7 +9419,7 @@ cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *con
     cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyBatchAsync, &cubind__runtime_offsets[135]);
     cudaError_t cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 135, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9437,7 +9437,7 @@ static cudaError_t call_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numOps, opList, flags, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 136, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 136, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9474,7 +9474,7 @@ cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcp
     cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy3DBatchAsync, &cubind__runtime_offsets[136]);
     cudaError_t cubind_status = cubind_fn(numOps, opList, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 136, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9492,7 +9492,7 @@ static cudaError_t call_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 137, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 137, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9533,7 +9533,7 @@ cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void 
     cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DAsync, &cubind__runtime_offsets[137]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 137, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9551,7 +9551,7 @@ static cudaError_t call_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 138, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 138, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9593,7 +9593,7 @@ cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOff
     cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DToArrayAsync, &cubind__runtime_offsets[138]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 138, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9611,7 +9611,7 @@ static cudaError_t call_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 139, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 139, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9653,7 +9653,7 @@ cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, 
     cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpy2DFromArrayAsync, &cubind__runtime_offsets[139]);
     cudaError_t cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 139, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9671,7 +9671,7 @@ static cudaError_t call_cudaMemcpyToSymbolAsync(const void *symbol, const void *
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 140, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 140, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9710,7 +9710,7 @@ cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void
     cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToSymbolAsync, &cubind__runtime_offsets[140]);
     cudaError_t cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 140, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9728,7 +9728,7 @@ static cudaError_t call_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 141, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 141, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9767,7 +9767,7 @@ cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbo
     cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromSymbolAsync, &cubind__runtime_offsets[141]);
     cudaError_t cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 141, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9785,7 +9785,7 @@ static cudaError_t call_cudaMemset(void *devPtr, int value, size_t count)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, value, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 142, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 142, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9821,7 +9821,7 @@ cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
     cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__target((cubind__fnptr)slow_cudaMemset, &cubind__runtime_offsets[142]);
     cudaError_t cubind_status = cubind_fn(devPtr, value, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 142, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9839,7 +9839,7 @@ static cudaError_t call_cudaMemset2D(void *devPtr, size_t pitch, int value, size
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, pitch, value, width, height);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 143, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 143, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9877,7 +9877,7 @@ cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size
     cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__target((cubind__fnptr)slow_cudaMemset2D, &cubind__runtime_offsets[143]);
     cudaError_t cubind_status = cubind_fn(devPtr, pitch, value, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 143, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9895,7 +9895,7 @@ static cudaError_t call_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int va
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pitchedDevPtr, value, extent);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 144, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 144, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9931,7 +9931,7 @@ cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int va
     cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__target((cubind__fnptr)slow_cudaMemset3D, &cubind__runtime_offsets[144]);
     cudaError_t cubind_status = cubind_fn(pitchedDevPtr, value, extent);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 144, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9949,7 +9949,7 @@ static cudaError_t call_cudaMemsetAsync(void *devPtr, int value, size_t count, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, value, count, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 145, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 145, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9986,7 +9986,7 @@ cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, c
     cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemsetAsync, &cubind__runtime_offsets[145]);
     cudaError_t cubind_status = cubind_fn(devPtr, value, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 145, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10004,7 +10004,7 @@ static cudaError_t call_cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 146, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 146, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10043,7 +10043,7 @@ cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value
     cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemset2DAsync, &cubind__runtime_offsets[146]);
     cudaError_t cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 146, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10061,7 +10061,7 @@ static cudaError_t call_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, i
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 147, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 147, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10098,7 +10098,7 @@ cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, 
     cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemset3DAsync, &cubind__runtime_offsets[147]);
     cudaError_t cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 147, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10116,7 +10116,7 @@ static cudaError_t call_cudaGetSymbolAddress(void **devPtr, const void *symbol)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, symbol);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 148, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 148, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10151,7 +10151,7 @@ cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
     cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__target((cubind__fnptr)slow_cudaGetSymbolAddress, &cubind__runtime_offsets[148]);
     cudaError_t cubind_status = cubind_fn(devPtr, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 148, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10169,7 +10169,7 @@ static cudaError_t call_cudaGetSymbolSize(size_t *size, const void *symbol)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(size, symbol);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 149, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 149, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10204,7 +10204,7 @@ cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
     cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__target((cubind__fnptr)slow_cudaGetSymbolSize, &cubind__runtime_offsets[149]);
     cudaError_t cubind_status = cubind_fn(size, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 149, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10222,7 +10222,7 @@ static cudaError_t call_cudaMemPrefetchAsync(const void *devPtr, size_t count, s
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, location, flags, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 150, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 150, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10260,7 +10260,7 @@ cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, 
     cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemPrefetchAsync, &cubind__runtime_offsets[150]);
     cudaError_t cubind_status = cubind_fn(devPtr, count, location, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 150, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10278,7 +10278,7 @@ static cudaError_t call_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, s
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 151, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 151, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10319,7 +10319,7 @@ cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes,
     cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemPrefetchBatchAsync, &cubind__runtime_offsets[151]);
     cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 151, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10337,7 +10337,7 @@ static cudaError_t call_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, si
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 152, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 152, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10375,7 +10375,7 @@ cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, 
     cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemDiscardBatchAsync, &cubind__runtime_offsets[152]);
     cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 152, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10393,7 +10393,7 @@ static cudaError_t call_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 153, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 153, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10434,7 +10434,7 @@ cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, si
     cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemDiscardAndPrefetchBatchAsync, &cubind__runtime_offsets[153]);
     cudaError_t cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 153, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10452,7 +10452,7 @@ static cudaError_t call_cudaMemAdvise(const void *devPtr, size_t count, enum cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, advice, location);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 154, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 154, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10489,7 +10489,7 @@ cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cud
     cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__target((cubind__fnptr)slow_cudaMemAdvise, &cubind__runtime_offsets[154]);
     cudaError_t cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 154, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10507,7 +10507,7 @@ static cudaError_t call_cudaMemRangeGetAttribute(void *data, size_t dataSize, en
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 155, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 155, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10545,7 +10545,7 @@ cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, 
     cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemRangeGetAttribute, &cubind__runtime_offsets[155]);
     cudaError_t cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 155, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10563,7 +10563,7 @@ static cudaError_t call_cudaMemRangeGetAttributes(void **data, size_t *dataSizes
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 156, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 156, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10602,7 +10602,7 @@ cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSiz
     cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaMemRangeGetAttributes, &cubind__runtime_offsets[156]);
     cudaError_t cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 156, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10620,7 +10620,7 @@ static cudaError_t call_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 157, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 157, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10659,7 +10659,7 @@ cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size
     cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToArray, &cubind__runtime_offsets[157]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 157, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10677,7 +10677,7 @@ static cudaError_t call_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, si
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 158, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 158, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10716,7 +10716,7 @@ cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, s
     cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromArray, &cubind__runtime_offsets[158]);
     cudaError_t cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 158, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10734,7 +10734,7 @@ static cudaError_t call_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDs
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 159, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 159, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10775,7 +10775,7 @@ cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffset
     cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyArrayToArray, &cubind__runtime_offsets[159]);
     cudaError_t cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 159, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10793,7 +10793,7 @@ static cudaError_t call_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 160, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 160, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10833,7 +10833,7 @@ cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset
     cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyToArrayAsync, &cubind__runtime_offsets[160]);
     cudaError_t cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 160, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10851,7 +10851,7 @@ static cudaError_t call_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t sr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 161, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 161, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10891,7 +10891,7 @@ cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t 
     cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__target((cubind__fnptr)slow_cudaMemcpyFromArrayAsync, &cubind__runtime_offsets[161]);
     cudaError_t cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 161, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10909,7 +10909,7 @@ static cudaError_t call_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size, hStream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 162, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 162, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10945,7 +10945,7 @@ cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t
     cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__target((cubind__fnptr)slow_cudaMallocAsync, &cubind__runtime_offsets[162]);
     cudaError_t cubind_status = cubind_fn(devPtr, size, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 162, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10963,7 +10963,7 @@ static cudaError_t call_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, hStream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 163, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 163, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10998,7 +10998,7 @@ cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
     cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__target((cubind__fnptr)slow_cudaFreeAsync, &cubind__runtime_offsets[163]);
     cudaError_t cubind_status = cubind_fn(devPtr, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 163, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11016,7 +11016,7 @@ static cudaError_t call_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytes
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, minBytesToKeep);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 164, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 164, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11051,7 +11051,7 @@ cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minByt
     cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolTrimTo, &cubind__runtime_offsets[164]);
     cudaError_t cubind_status = cubind_fn(memPool, minBytesToKeep);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 164, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11069,7 +11069,7 @@ static cudaError_t call_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 165, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 165, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11105,7 +11105,7 @@ cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cu
     cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolSetAttribute, &cubind__runtime_offsets[165]);
     cudaError_t cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 165, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11123,7 +11123,7 @@ static cudaError_t call_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 166, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 166, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11159,7 +11159,7 @@ cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cu
     cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolGetAttribute, &cubind__runtime_offsets[166]);
     cudaError_t cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 166, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11177,7 +11177,7 @@ static cudaError_t call_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, descList, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 167, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 167, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11213,7 +11213,7 @@ cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const stru
     cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolSetAccess, &cubind__runtime_offsets[167]);
     cudaError_t cubind_status = cubind_fn(memPool, descList, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 167, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11231,7 +11231,7 @@ static cudaError_t call_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(flags, memPool, location);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 168, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 168, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11267,7 +11267,7 @@ cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, c
     cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolGetAccess, &cubind__runtime_offsets[168]);
     cudaError_t cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 168, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11285,7 +11285,7 @@ static cudaError_t call_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, poolProps);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 169, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 169, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11320,7 +11320,7 @@ cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct 
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolCreate, &cubind__runtime_offsets[169]);
     cudaError_t cubind_status = cubind_fn(memPool, poolProps);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 169, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11338,7 +11338,7 @@ static cudaError_t call_cudaMemPoolDestroy(cudaMemPool_t memPool)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 170, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 170, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11372,7 +11372,7 @@ cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
     cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolDestroy, &cubind__runtime_offsets[170]);
     cudaError_t cubind_status = cubind_fn(memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 170, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11390,7 +11390,7 @@ static cudaError_t call_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, location, type);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 171, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 171, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11426,7 +11426,7 @@ cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, stru
     cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemGetDefaultMemPool, &cubind__runtime_offsets[171]);
     cudaError_t cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 171, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11444,7 +11444,7 @@ static cudaError_t call_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMem
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, location, type);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 172, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 172, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11480,7 +11480,7 @@ cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaM
     cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemGetMemPool, &cubind__runtime_offsets[172]);
     cudaError_t cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 172, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11498,7 +11498,7 @@ static cudaError_t call_cudaMemSetMemPool(struct cudaMemLocation *location, enum
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(location, type, memPool);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 173, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 173, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11534,7 +11534,7 @@ cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, en
     cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__target((cubind__fnptr)slow_cudaMemSetMemPool, &cubind__runtime_offsets[173]);
     cudaError_t cubind_status = cubind_fn(location, type, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 173, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11552,7 +11552,7 @@ static cudaError_t call_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMem
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, memPool, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 174, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 174, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11589,7 +11589,7 @@ cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaM
     cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__target((cubind__fnptr)slow_cudaMallocFromPoolAsync, &cubind__runtime_offsets[174]);
     cudaError_t cubind_status = cubind_fn(ptr, size, memPool, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 174, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11607,7 +11607,7 @@ static cudaError_t call_cudaMemPoolExportToShareableHandle(void *shareableHandle
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 175, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 175, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11644,7 +11644,7 @@ cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHa
     cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolExportToShareableHandle, &cubind__runtime_offsets[175]);
     cudaError_t cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 175, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11662,7 +11662,7 @@ static cudaError_t call_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memP
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 176, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 176, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11699,7 +11699,7 @@ cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *
     cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolImportFromShareableHandle, &cubind__runtime_offsets[176]);
     cudaError_t cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 176, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11717,7 +11717,7 @@ static cudaError_t call_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(exportData, ptr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 177, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 177, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11752,7 +11752,7 @@ cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportDa
     cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolExportPointer, &cubind__runtime_offsets[177]);
     cudaError_t cubind_status = cubind_fn(exportData, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 177, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11770,7 +11770,7 @@ static cudaError_t call_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPo
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, memPool, exportData);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 178, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 178, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11806,7 +11806,7 @@ cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t mem
     cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__target((cubind__fnptr)slow_cudaMemPoolImportPointer, &cubind__runtime_offsets[178]);
     cudaError_t cubind_status = cubind_fn(ptr, memPool, exportData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 178, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 178, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11824,7 +11824,7 @@ static cudaError_t call_cudaPointerGetAttributes(struct cudaPointerAttributes *a
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(attributes, ptr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 179, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 179, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11859,7 +11859,7 @@ cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *
     cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__target((cubind__fnptr)slow_cudaPointerGetAttributes, &cubind__runtime_offsets[179]);
     cudaError_t cubind_status = cubind_fn(attributes, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 179, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 179, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11877,7 +11877,7 @@ static cudaError_t call_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 180, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 180, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11913,7 +11913,7 @@ cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device
     cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__target((cubind__fnptr)slow_cudaDeviceCanAccessPeer, &cubind__runtime_offsets[180]);
     cudaError_t cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 180, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 180, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11931,7 +11931,7 @@ static cudaError_t call_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(peerDevice, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 181, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 181, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11966,7 +11966,7 @@ cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned in
     cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cudaDeviceEnablePeerAccess, &cubind__runtime_offsets[181]);
     cudaError_t cubind_status = cubind_fn(peerDevice, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 181, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 181, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11984,7 +11984,7 @@ static cudaError_t call_cudaDeviceDisablePeerAccess(int peerDevice)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(peerDevice);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 182, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 182, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12018,7 +12018,7 @@ cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
     cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__target((cubind__fnptr)slow_cudaDeviceDisablePeerAccess, &cubind__runtime_offsets[182]);
     cudaError_t cubind_status = cubind_fn(peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 182, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 182, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12036,7 +12036,7 @@ static cudaError_t call_cudaGraphicsUnregisterResource(cudaGraphicsResource_t re
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(resource);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 183, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 183, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12070,7 +12070,7 @@ cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t r
     cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsUnregisterResource, &cubind__runtime_offsets[183]);
     cudaError_t cubind_status = cubind_fn(resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 183, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 183, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12088,7 +12088,7 @@ static cudaError_t call_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t r
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(resource, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 184, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 184, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12123,7 +12123,7 @@ cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_
     cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceSetMapFlags, &cubind__runtime_offsets[184]);
     cudaError_t cubind_status = cubind_fn(resource, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 184, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 184, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12141,7 +12141,7 @@ static cudaError_t call_cudaGraphicsMapResources(int count, cudaGraphicsResource
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 185, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 185, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12177,7 +12177,7 @@ cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResourc
     cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsMapResources, &cubind__runtime_offsets[185]);
     cudaError_t cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 185, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 185, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12195,7 +12195,7 @@ static cudaError_t call_cudaGraphicsUnmapResources(int count, cudaGraphicsResour
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 186, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 186, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12231,7 +12231,7 @@ cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResou
     cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsUnmapResources, &cubind__runtime_offsets[186]);
     cudaError_t cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 186, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 186, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12249,7 +12249,7 @@ static cudaError_t call_cudaGraphicsResourceGetMappedPointer(void **devPtr, size
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size, resource);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 187, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 187, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12285,7 +12285,7 @@ cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, s
     cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceGetMappedPointer, &cubind__runtime_offsets[187]);
     cudaError_t cubind_status = cubind_fn(devPtr, size, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 187, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 187, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12303,7 +12303,7 @@ static cudaError_t call_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 188, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 188, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12340,7 +12340,7 @@ cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *a
     cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsSubResourceGetMappedArray, &cubind__runtime_offsets[188]);
     cudaError_t cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 188, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 188, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12358,7 +12358,7 @@ static cudaError_t call_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappe
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmappedArray, resource);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 189, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 189, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12393,7 +12393,7 @@ cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipm
     cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__target((cubind__fnptr)slow_cudaGraphicsResourceGetMappedMipmappedArray, &cubind__runtime_offsets[189]);
     cudaError_t cubind_status = cubind_fn(mipmappedArray, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 189, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 189, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12411,7 +12411,7 @@ static cudaError_t call_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(desc, array);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 190, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 190, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12446,7 +12446,7 @@ cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, 
     cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetChannelDesc, &cubind__runtime_offsets[190]);
     cudaError_t cubind_status = cubind_fn(desc, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 190, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 190, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12511,7 +12511,7 @@ static cudaError_t call_cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 192, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 192, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12548,7 +12548,7 @@ cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__target((cubind__fnptr)slow_cudaCreateTextureObject, &cubind__runtime_offsets[192]);
     cudaError_t cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 192, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 192, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12566,7 +12566,7 @@ static cudaError_t call_cudaDestroyTextureObject(cudaTextureObject_t texObject)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(texObject);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 193, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 193, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12600,7 +12600,7 @@ cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
     cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__target((cubind__fnptr)slow_cudaDestroyTextureObject, &cubind__runtime_offsets[193]);
     cudaError_t cubind_status = cubind_fn(texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 193, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 193, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12618,7 +12618,7 @@ static cudaError_t call_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, texObject);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 194, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 194, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12653,7 +12653,7 @@ cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceD
     cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectResourceDesc, &cubind__runtime_offsets[194]);
     cudaError_t cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 194, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 194, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12671,7 +12671,7 @@ static cudaError_t call_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pTexDesc, texObject);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 195, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 195, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12706,7 +12706,7 @@ cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDes
     cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectTextureDesc, &cubind__runtime_offsets[195]);
     cudaError_t cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 195, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 195, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12724,7 +12724,7 @@ static cudaError_t call_cudaGetTextureObjectResourceViewDesc(struct cudaResource
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pResViewDesc, texObject);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 196, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 196, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12759,7 +12759,7 @@ cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaReso
     cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetTextureObjectResourceViewDesc, &cubind__runtime_offsets[196]);
     cudaError_t cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 196, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 196, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12777,7 +12777,7 @@ static cudaError_t call_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 197, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 197, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12812,7 +12812,7 @@ cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObjec
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__target((cubind__fnptr)slow_cudaCreateSurfaceObject, &cubind__runtime_offsets[197]);
     cudaError_t cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 197, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 197, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12830,7 +12830,7 @@ static cudaError_t call_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(surfObject);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 198, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 198, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12864,7 +12864,7 @@ cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject
     cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__target((cubind__fnptr)slow_cudaDestroySurfaceObject, &cubind__runtime_offsets[198]);
     cudaError_t cubind_status = cubind_fn(surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 198, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 198, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12882,7 +12882,7 @@ static cudaError_t call_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, surfObject);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 199, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 199, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12917,7 +12917,7 @@ cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceD
     cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__target((cubind__fnptr)slow_cudaGetSurfaceObjectResourceDesc, &cubind__runtime_offsets[199]);
     cudaError_t cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 199, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 199, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12935,7 +12935,7 @@ static cudaError_t call_cudaDriverGetVersion(int *driverVersion)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(driverVersion);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 200, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 200, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12969,7 +12969,7 @@ cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
     cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__target((cubind__fnptr)slow_cudaDriverGetVersion, &cubind__runtime_offsets[200]);
     cudaError_t cubind_status = cubind_fn(driverVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 200, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 200, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12987,7 +12987,7 @@ static cudaError_t call_cudaRuntimeGetVersion(int *runtimeVersion)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(runtimeVersion);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 201, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 201, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13021,7 +13021,7 @@ cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
     cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__target((cubind__fnptr)slow_cudaRuntimeGetVersion, &cubind__runtime_offsets[201]);
     cudaError_t cubind_status = cubind_fn(runtimeVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 201, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 201, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13039,7 +13039,7 @@ static cudaError_t call_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 202, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 202, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13075,7 +13075,7 @@ cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFun
     cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__target((cubind__fnptr)slow_cudaLogsRegisterCallback, &cubind__runtime_offsets[202]);
     cudaError_t cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 202, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 202, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13093,7 +13093,7 @@ static cudaError_t call_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callba
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 203, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 203, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13127,7 +13127,7 @@ cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callb
     cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__target((cubind__fnptr)slow_cudaLogsUnregisterCallback, &cubind__runtime_offsets[203]);
     cudaError_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 203, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 203, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13145,7 +13145,7 @@ static cudaError_t call_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(iterator_out, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 204, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 204, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13180,7 +13180,7 @@ cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned 
     cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__target((cubind__fnptr)slow_cudaLogsCurrent, &cubind__runtime_offsets[204]);
     cudaError_t cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 204, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 204, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13198,7 +13198,7 @@ static cudaError_t call_cudaLogsDumpToFile(cudaLogIterator *iterator, const char
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 205, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 205, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13234,7 +13234,7 @@ cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const ch
     cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__target((cubind__fnptr)slow_cudaLogsDumpToFile, &cubind__runtime_offsets[205]);
     cudaError_t cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 205, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 205, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13252,7 +13252,7 @@ static cudaError_t call_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *bu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 206, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 206, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13289,7 +13289,7 @@ cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *
     cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__target((cubind__fnptr)slow_cudaLogsDumpToMemory, &cubind__runtime_offsets[206]);
     cudaError_t cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 206, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 206, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13307,7 +13307,7 @@ static cudaError_t call_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraph, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 207, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 207, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13342,7 +13342,7 @@ cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
     cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__target((cubind__fnptr)slow_cudaGraphCreate, &cubind__runtime_offsets[207]);
     cudaError_t cubind_status = cubind_fn(pGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 207, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 207, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13360,7 +13360,7 @@ static cudaError_t call_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 208, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 208, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13398,7 +13398,7 @@ cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cu
     cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddKernelNode, &cubind__runtime_offsets[208]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 208, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 208, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13416,7 +13416,7 @@ static cudaError_t call_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 209, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 209, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13451,7 +13451,7 @@ cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, st
     cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeGetParams, &cubind__runtime_offsets[209]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 209, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 209, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13469,7 +13469,7 @@ static cudaError_t call_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 210, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 210, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13504,7 +13504,7 @@ cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, co
     cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeSetParams, &cubind__runtime_offsets[210]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 210, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 210, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13522,7 +13522,7 @@ static cudaError_t call_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hDst, hSrc);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 211, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 211, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13557,7 +13557,7 @@ cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDs
     cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeCopyAttributes, &cubind__runtime_offsets[211]);
     cudaError_t cubind_status = cubind_fn(hDst, hSrc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 211, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 211, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13575,7 +13575,7 @@ static cudaError_t call_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 212, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 212, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13611,7 +13611,7 @@ cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode
     cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeGetAttribute, &cubind__runtime_offsets[212]);
     cudaError_t cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 212, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 212, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13629,7 +13629,7 @@ static cudaError_t call_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 213, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 213, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13665,7 +13665,7 @@ cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode
     cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__target((cubind__fnptr)slow_cudaGraphKernelNodeSetAttribute, &cubind__runtime_offsets[213]);
     cudaError_t cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 213, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 213, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13683,7 +13683,7 @@ static cudaError_t call_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 214, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 214, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13721,7 +13721,7 @@ cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cu
     cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNode, &cubind__runtime_offsets[214]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 214, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 214, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13739,7 +13739,7 @@ static cudaError_t call_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNo
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 215, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 215, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13781,7 +13781,7 @@ cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGra
     cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNodeToSymbol, &cubind__runtime_offsets[215]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 215, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 215, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13799,7 +13799,7 @@ static cudaError_t call_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraph
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 216, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 216, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13841,7 +13841,7 @@ cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pG
     cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNodeFromSymbol, &cubind__runtime_offsets[216]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 216, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 216, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13859,7 +13859,7 @@ static cudaError_t call_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 217, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 217, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13900,7 +13900,7 @@ cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode,
     cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemcpyNode1D, &cubind__runtime_offsets[217]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 217, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 217, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13918,7 +13918,7 @@ static cudaError_t call_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 218, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 218, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13953,7 +13953,7 @@ cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, st
     cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeGetParams, &cubind__runtime_offsets[218]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 218, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 218, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13971,7 +13971,7 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 219, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 219, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14006,7 +14006,7 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, co
     cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams, &cubind__runtime_offsets[219]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 219, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 219, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14024,7 +14024,7 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t nod
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 220, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 220, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14063,7 +14063,7 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_
     cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[220]);
     cudaError_t cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 220, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 220, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14081,7 +14081,7 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t n
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 221, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 221, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14120,7 +14120,7 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNod
     cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[221]);
     cudaError_t cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 221, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 221, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14138,7 +14138,7 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, voi
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, dst, src, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 222, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 222, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14176,7 +14176,7 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node,
     cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemcpyNodeSetParams1D, &cubind__runtime_offsets[222]);
     cudaError_t cubind_status = cubind_fn(node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 222, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 222, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14194,7 +14194,7 @@ static cudaError_t call_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 223, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 223, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14232,7 +14232,7 @@ cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cu
     cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemsetNode, &cubind__runtime_offsets[223]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 223, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 223, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14250,7 +14250,7 @@ static cudaError_t call_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struc
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 224, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 224, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14285,7 +14285,7 @@ cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, st
     cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemsetNodeGetParams, &cubind__runtime_offsets[224]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 224, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 224, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14303,7 +14303,7 @@ static cudaError_t call_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 225, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 225, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14338,7 +14338,7 @@ cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, co
     cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemsetNodeSetParams, &cubind__runtime_offsets[225]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 225, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 225, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14356,7 +14356,7 @@ static cudaError_t call_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 226, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 226, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14394,7 +14394,7 @@ cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cuda
     cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddHostNode, &cubind__runtime_offsets[226]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 226, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 226, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14412,7 +14412,7 @@ static cudaError_t call_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 227, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 227, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14447,7 +14447,7 @@ cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, stru
     cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphHostNodeGetParams, &cubind__runtime_offsets[227]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 227, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 227, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14465,7 +14465,7 @@ static cudaError_t call_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const s
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 228, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 228, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14500,7 +14500,7 @@ cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, cons
     cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphHostNodeSetParams, &cubind__runtime_offsets[228]);
     cudaError_t cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 228, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 228, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14518,7 +14518,7 @@ static cudaError_t call_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 229, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 229, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14556,7 +14556,7 @@ cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNod
     cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddChildGraphNode, &cubind__runtime_offsets[229]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 229, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 229, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14574,7 +14574,7 @@ static cudaError_t call_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pGraph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 230, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 230, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14609,7 +14609,7 @@ cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node
     cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__target((cubind__fnptr)slow_cudaGraphChildGraphNodeGetGraph, &cubind__runtime_offsets[230]);
     cudaError_t cubind_status = cubind_fn(node, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 230, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 230, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14627,7 +14627,7 @@ static cudaError_t call_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaG
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 231, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 231, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14664,7 +14664,7 @@ cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cud
     cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEmptyNode, &cubind__runtime_offsets[231]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 231, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 231, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14682,7 +14682,7 @@ static cudaError_t call_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode,
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 232, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 232, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14720,7 +14720,7 @@ cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNo
     cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEventRecordNode, &cubind__runtime_offsets[232]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 232, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 232, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14738,7 +14738,7 @@ static cudaError_t call_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 233, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 233, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14773,7 +14773,7 @@ cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t nod
     cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventRecordNodeGetEvent, &cubind__runtime_offsets[233]);
     cudaError_t cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 233, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 233, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14791,7 +14791,7 @@ static cudaError_t call_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 234, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 234, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14826,7 +14826,7 @@ cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t nod
     cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventRecordNodeSetEvent, &cubind__runtime_offsets[234]);
     cudaError_t cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 234, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 234, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14844,7 +14844,7 @@ static cudaError_t call_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, c
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 235, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 235, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14882,7 +14882,7 @@ cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode
     cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddEventWaitNode, &cubind__runtime_offsets[235]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 235, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 235, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14900,7 +14900,7 @@ static cudaError_t call_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 236, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 236, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14935,7 +14935,7 @@ cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node,
     cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventWaitNodeGetEvent, &cubind__runtime_offsets[236]);
     cudaError_t cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 236, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 236, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14953,7 +14953,7 @@ static cudaError_t call_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 237, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 237, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14988,7 +14988,7 @@ cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node,
     cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphEventWaitNodeSetEvent, &cubind__runtime_offsets[237]);
     cudaError_t cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 237, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 237, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15006,7 +15006,7 @@ static cudaError_t call_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 238, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 238, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15044,7 +15044,7 @@ cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNo
     cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddExternalSemaphoresSignalNode, &cubind__runtime_offsets[238]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 238, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 238, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15062,7 +15062,7 @@ static cudaError_t call_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraph
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 239, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 239, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15097,7 +15097,7 @@ cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cuda
     cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeGetParams, &cubind__runtime_offsets[239]);
     cudaError_t cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 239, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 239, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15115,7 +15115,7 @@ static cudaError_t call_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraph
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 240, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 240, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15150,7 +15150,7 @@ cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cuda
     cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[240]);
     cudaError_t cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 240, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 240, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15168,7 +15168,7 @@ static cudaError_t call_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 241, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 241, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15206,7 +15206,7 @@ cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode
     cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddExternalSemaphoresWaitNode, &cubind__runtime_offsets[241]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 241, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 241, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15224,7 +15224,7 @@ static cudaError_t call_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNo
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 242, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 242, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15259,7 +15259,7 @@ cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGr
     cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeGetParams, &cubind__runtime_offsets[242]);
     cudaError_t cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 242, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 242, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15277,7 +15277,7 @@ static cudaError_t call_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNo
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 243, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 243, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15312,7 +15312,7 @@ cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGr
     cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[243]);
     cudaError_t cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 243, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 243, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15330,7 +15330,7 @@ static cudaError_t call_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 244, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 244, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15368,7 +15368,7 @@ cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode,
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemAllocNode, &cubind__runtime_offsets[244]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 244, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 244, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15386,7 +15386,7 @@ static cudaError_t call_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, str
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, params_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 245, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 245, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15421,7 +15421,7 @@ cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node,
     cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemAllocNodeGetParams, &cubind__runtime_offsets[245]);
     cudaError_t cubind_status = cubind_fn(node, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 245, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 245, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15439,7 +15439,7 @@ static cudaError_t call_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 246, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 246, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15477,7 +15477,7 @@ cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, 
     cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddMemFreeNode, &cubind__runtime_offsets[246]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 246, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 246, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15495,7 +15495,7 @@ static cudaError_t call_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, dptr_out);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 247, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 247, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15530,7 +15530,7 @@ cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, 
     cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphMemFreeNodeGetParams, &cubind__runtime_offsets[247]);
     cudaError_t cubind_status = cubind_fn(node, dptr_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 247, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 247, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15548,7 +15548,7 @@ static cudaError_t call_cudaDeviceGraphMemTrim(int device)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 248, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 248, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15582,7 +15582,7 @@ cudaError_t cubind_runtime_device_graph_mem_trim(int device)
     cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGraphMemTrim, &cubind__runtime_offsets[248]);
     cudaError_t cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 248, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 248, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15600,7 +15600,7 @@ static cudaError_t call_cudaDeviceGetGraphMemAttribute(int device, enum cudaGrap
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 249, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 249, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15636,7 +15636,7 @@ cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaG
     cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceGetGraphMemAttribute, &cubind__runtime_offsets[249]);
     cudaError_t cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 249, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 249, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15654,7 +15654,7 @@ static cudaError_t call_cudaDeviceSetGraphMemAttribute(int device, enum cudaGrap
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 250, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 250, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15690,7 +15690,7 @@ cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaG
     cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__target((cubind__fnptr)slow_cudaDeviceSetGraphMemAttribute, &cubind__runtime_offsets[250]);
     cudaError_t cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 250, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 250, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15708,7 +15708,7 @@ static cudaError_t call_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t ori
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphClone, originalGraph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 251, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 251, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15743,7 +15743,7 @@ cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t ori
     cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__target((cubind__fnptr)slow_cudaGraphClone, &cubind__runtime_offsets[251]);
     cudaError_t cubind_status = cubind_fn(pGraphClone, originalGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 251, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 251, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15761,7 +15761,7 @@ static cudaError_t call_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGra
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 252, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 252, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15797,7 +15797,7 @@ cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cuda
     cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeFindInClone, &cubind__runtime_offsets[252]);
     cudaError_t cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 252, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 252, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15815,7 +15815,7 @@ static cudaError_t call_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGrap
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pType);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 253, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 253, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15850,7 +15850,7 @@ cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGr
     cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetType, &cubind__runtime_offsets[253]);
     cudaError_t cubind_status = cubind_fn(node, pType);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 253, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 253, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15868,7 +15868,7 @@ static cudaError_t call_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *no
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, nodes, numNodes);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 254, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 254, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15904,7 +15904,7 @@ cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *n
     cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetNodes, &cubind__runtime_offsets[254]);
     cudaError_t cubind_status = cubind_fn(graph, nodes, numNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 254, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 254, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15922,7 +15922,7 @@ static cudaError_t call_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 255, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 255, (int)cubind_status);
     return cubind_status;
 }
 
@@ -15958,7 +15958,7 @@ cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode
     cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetRootNodes, &cubind__runtime_offsets[255]);
     cudaError_t cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 255, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 255, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -15976,7 +15976,7 @@ static cudaError_t call_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *fr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 256, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 256, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16014,7 +16014,7 @@ cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *f
     cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__target((cubind__fnptr)slow_cudaGraphGetEdges, &cubind__runtime_offsets[256]);
     cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 256, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 256, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16032,7 +16032,7 @@ static cudaError_t call_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaG
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 257, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 257, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16069,7 +16069,7 @@ cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cud
     cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetDependencies, &cubind__runtime_offsets[257]);
     cudaError_t cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 257, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 257, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16087,7 +16087,7 @@ static cudaError_t call_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 258, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 258, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16124,7 +16124,7 @@ cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, 
     cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetDependentNodes, &cubind__runtime_offsets[258]);
     cudaError_t cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 258, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 258, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16142,7 +16142,7 @@ static cudaError_t call_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 259, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 259, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16180,7 +16180,7 @@ cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaG
     cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddDependencies, &cubind__runtime_offsets[259]);
     cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 259, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 259, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16198,7 +16198,7 @@ static cudaError_t call_cudaGraphRemoveDependencies(cudaGraph_t graph, const cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 260, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 260, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16236,7 +16236,7 @@ cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cu
     cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__target((cubind__fnptr)slow_cudaGraphRemoveDependencies, &cubind__runtime_offsets[260]);
     cudaError_t cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 260, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 260, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16254,7 +16254,7 @@ static cudaError_t call_cudaGraphDestroyNode(cudaGraphNode_t node)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 261, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 261, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16288,7 +16288,7 @@ cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
     cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphDestroyNode, &cubind__runtime_offsets[261]);
     cudaError_t cubind_status = cubind_fn(node);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 261, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 261, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16306,7 +16306,7 @@ static cudaError_t call_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 262, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 262, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16342,7 +16342,7 @@ cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGr
     cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiate, &cubind__runtime_offsets[262]);
     cudaError_t cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 262, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 262, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16360,7 +16360,7 @@ static cudaError_t call_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExe
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 263, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 263, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16396,7 +16396,7 @@ cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphE
     cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiateWithFlags, &cubind__runtime_offsets[263]);
     cudaError_t cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 263, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 263, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16414,7 +16414,7 @@ static cudaError_t call_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphEx
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 264, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 264, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16450,7 +16450,7 @@ cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraph
     cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphInstantiateWithParams, &cubind__runtime_offsets[264]);
     cudaError_t cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 264, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 264, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16468,7 +16468,7 @@ static cudaError_t call_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigne
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 265, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 265, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16503,7 +16503,7 @@ cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsig
     cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecGetFlags, &cubind__runtime_offsets[265]);
     cudaError_t cubind_status = cubind_fn(graphExec, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 265, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 265, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16521,7 +16521,7 @@ static cudaError_t call_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphE
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 266, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 266, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16557,7 +16557,7 @@ cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGr
     cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecKernelNodeSetParams, &cubind__runtime_offsets[266]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 266, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 266, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16575,7 +16575,7 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphE
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 267, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 267, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16611,7 +16611,7 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGr
     cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams, &cubind__runtime_offsets[267]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 267, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 267, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16629,7 +16629,7 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 268, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 268, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16669,7 +16669,7 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraph
     cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsToSymbol, &cubind__runtime_offsets[268]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 268, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 268, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16687,7 +16687,7 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 269, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 269, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16727,7 +16727,7 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGra
     cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol, &cubind__runtime_offsets[269]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 269, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 269, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16745,7 +16745,7 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGrap
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 270, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 270, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16784,7 +16784,7 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t 
     cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemcpyNodeSetParams1D, &cubind__runtime_offsets[270]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 270, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 270, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16802,7 +16802,7 @@ static cudaError_t call_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphE
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 271, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 271, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16838,7 +16838,7 @@ cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGr
     cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecMemsetNodeSetParams, &cubind__runtime_offsets[271]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 271, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 271, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16856,7 +16856,7 @@ static cudaError_t call_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExe
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 272, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 272, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16892,7 +16892,7 @@ cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGrap
     cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecHostNodeSetParams, &cubind__runtime_offsets[272]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 272, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 272, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16910,7 +16910,7 @@ static cudaError_t call_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, childGraph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 273, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 273, (int)cubind_status);
     return cubind_status;
 }
 
@@ -16946,7 +16946,7 @@ cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_
     cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecChildGraphNodeSetParams, &cubind__runtime_offsets[273]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, node, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 273, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 273, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -16964,7 +16964,7 @@ static cudaError_t call_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGr
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 274, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 274, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17000,7 +17000,7 @@ cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_
     cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecEventRecordNodeSetEvent, &cubind__runtime_offsets[274]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 274, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 274, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17018,7 +17018,7 @@ static cudaError_t call_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGrap
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 275, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 275, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17054,7 +17054,7 @@ cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t 
     cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecEventWaitNodeSetEvent, &cubind__runtime_offsets[275]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 275, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 275, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17072,7 +17072,7 @@ static cudaError_t call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaG
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 276, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 276, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17108,7 +17108,7 @@ cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params
     cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams, &cubind__runtime_offsets[276]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 276, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 276, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17126,7 +17126,7 @@ static cudaError_t call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGra
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 277, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 277, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17162,7 +17162,7 @@ cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(c
     cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams, &cubind__runtime_offsets[277]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 277, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 277, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17180,7 +17180,7 @@ static cudaError_t call_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 278, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 278, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17216,7 +17216,7 @@ cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cu
     cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeSetEnabled, &cubind__runtime_offsets[278]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 278, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 278, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17234,7 +17234,7 @@ static cudaError_t call_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 279, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 279, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17270,7 +17270,7 @@ cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cu
     cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeGetEnabled, &cubind__runtime_offsets[279]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 279, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 279, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17288,7 +17288,7 @@ static cudaError_t call_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGrap
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 280, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 280, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17324,7 +17324,7 @@ cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGra
     cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecUpdate, &cubind__runtime_offsets[280]);
     cudaError_t cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 280, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 280, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17342,7 +17342,7 @@ static cudaError_t call_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 281, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 281, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17377,7 +17377,7 @@ cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t 
     cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__target((cubind__fnptr)slow_cudaGraphUpload, &cubind__runtime_offsets[281]);
     cudaError_t cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 281, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 281, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17395,7 +17395,7 @@ static cudaError_t call_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, stream);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 282, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 282, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17430,7 +17430,7 @@ cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t 
     cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__target((cubind__fnptr)slow_cudaGraphLaunch, &cubind__runtime_offsets[282]);
     cudaError_t cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 282, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 282, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17448,7 +17448,7 @@ static cudaError_t call_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 283, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 283, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17482,7 +17482,7 @@ cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
     cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecDestroy, &cubind__runtime_offsets[283]);
     cudaError_t cubind_status = cubind_fn(graphExec);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 283, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 283, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17500,7 +17500,7 @@ static cudaError_t call_cudaGraphDestroy(cudaGraph_t graph)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 284, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 284, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17534,7 +17534,7 @@ cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
     cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__target((cubind__fnptr)slow_cudaGraphDestroy, &cubind__runtime_offsets[284]);
     cudaError_t cubind_status = cubind_fn(graph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 284, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 284, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17552,7 +17552,7 @@ static cudaError_t call_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *pa
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, path, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 285, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 285, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17588,7 +17588,7 @@ cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *
     cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__target((cubind__fnptr)slow_cudaGraphDebugDotPrint, &cubind__runtime_offsets[285]);
     cudaError_t cubind_status = cubind_fn(graph, path, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 285, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 285, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17606,7 +17606,7 @@ static cudaError_t call_cudaUserObjectCreate(cudaUserObject_t *object_out, void 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 286, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 286, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17644,7 +17644,7 @@ cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void
     cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectCreate, &cubind__runtime_offsets[286]);
     cudaError_t cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 286, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 286, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17662,7 +17662,7 @@ static cudaError_t call_cudaUserObjectRetain(cudaUserObject_t object, unsigned i
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 287, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 287, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17697,7 +17697,7 @@ cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned 
     cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectRetain, &cubind__runtime_offsets[287]);
     cudaError_t cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 287, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 287, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17715,7 +17715,7 @@ static cudaError_t call_cudaUserObjectRelease(cudaUserObject_t object, unsigned 
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 288, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 288, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17750,7 +17750,7 @@ cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned
     cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__target((cubind__fnptr)slow_cudaUserObjectRelease, &cubind__runtime_offsets[288]);
     cudaError_t cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 288, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 288, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17768,7 +17768,7 @@ static cudaError_t call_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObj
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 289, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 289, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17805,7 +17805,7 @@ cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserO
     cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__target((cubind__fnptr)slow_cudaGraphRetainUserObject, &cubind__runtime_offsets[289]);
     cudaError_t cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 289, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 289, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17823,7 +17823,7 @@ static cudaError_t call_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserOb
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 290, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 290, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17859,7 +17859,7 @@ cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUser
     cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__target((cubind__fnptr)slow_cudaGraphReleaseUserObject, &cubind__runtime_offsets[290]);
     cudaError_t cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 290, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 290, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17877,7 +17877,7 @@ static cudaError_t call_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 291, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 291, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17916,7 +17916,7 @@ cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph
     cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__target((cubind__fnptr)slow_cudaGraphAddNode, &cubind__runtime_offsets[291]);
     cudaError_t cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 291, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 291, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17934,7 +17934,7 @@ static cudaError_t call_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cuda
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 292, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 292, (int)cubind_status);
     return cubind_status;
 }
 
@@ -17969,7 +17969,7 @@ cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cu
     cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphNodeSetParams, &cubind__runtime_offsets[292]);
     cudaError_t cubind_status = cubind_fn(node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 292, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 292, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -17987,7 +17987,7 @@ static cudaError_t call_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, node, nodeParams);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 293, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 293, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18023,7 +18023,7 @@ cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec,
     cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__target((cubind__fnptr)slow_cudaGraphExecNodeSetParams, &cubind__runtime_offsets[293]);
     cudaError_t cubind_status = cubind_fn(graphExec, node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 293, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 293, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18041,7 +18041,7 @@ static cudaError_t call_cudaGraphConditionalHandleCreate(cudaGraphConditionalHan
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 294, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 294, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18078,7 +18078,7 @@ cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalH
     cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__target((cubind__fnptr)slow_cudaGraphConditionalHandleCreate, &cubind__runtime_offsets[294]);
     cudaError_t cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 294, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 294, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18096,7 +18096,7 @@ static cudaError_t call_cudaGetDriverEntryPoint(const char *symbol, void **funcP
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 295, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 295, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18133,7 +18133,7 @@ cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **fun
     cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__target((cubind__fnptr)slow_cudaGetDriverEntryPoint, &cubind__runtime_offsets[295]);
     cudaError_t cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 295, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 295, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18151,7 +18151,7 @@ static cudaError_t call_cudaGetDriverEntryPointByVersion(const char *symbol, voi
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 296, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 296, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18189,7 +18189,7 @@ cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol,
     cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__target((cubind__fnptr)slow_cudaGetDriverEntryPointByVersion, &cubind__runtime_offsets[296]);
     cudaError_t cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 296, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 296, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18207,7 +18207,7 @@ static cudaError_t call_cudaLibraryLoadData(cudaLibrary_t *library, const void *
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 297, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 297, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18248,7 +18248,7 @@ cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void 
     cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__target((cubind__fnptr)slow_cudaLibraryLoadData, &cubind__runtime_offsets[297]);
     cudaError_t cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 297, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 297, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18266,7 +18266,7 @@ static cudaError_t call_cudaLibraryLoadFromFile(cudaLibrary_t *library, const ch
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 298, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 298, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18307,7 +18307,7 @@ cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const 
     cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__target((cubind__fnptr)slow_cudaLibraryLoadFromFile, &cubind__runtime_offsets[298]);
     cudaError_t cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 298, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 298, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18325,7 +18325,7 @@ static cudaError_t call_cudaLibraryUnload(cudaLibrary_t library)
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(library);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 299, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 299, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18359,7 +18359,7 @@ cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
     cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__target((cubind__fnptr)slow_cudaLibraryUnload, &cubind__runtime_offsets[299]);
     cudaError_t cubind_status = cubind_fn(library);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 299, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 299, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18377,7 +18377,7 @@ static cudaError_t call_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pKernel, library, name);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 300, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 300, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18413,7 +18413,7 @@ cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary
     cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetKernel, &cubind__runtime_offsets[300]);
     cudaError_t cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 300, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 300, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18431,7 +18431,7 @@ static cudaError_t call_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLib
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 301, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 301, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18468,7 +18468,7 @@ cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLi
     cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetGlobal, &cubind__runtime_offsets[301]);
     cudaError_t cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 301, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 301, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18486,7 +18486,7 @@ static cudaError_t call_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLi
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 302, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 302, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18523,7 +18523,7 @@ cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaL
     cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetManaged, &cubind__runtime_offsets[302]);
     cudaError_t cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 302, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 302, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18541,7 +18541,7 @@ static cudaError_t call_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(fptr, library, symbol);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 303, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 303, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18577,7 +18577,7 @@ cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary
     cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetUnifiedFunction, &cubind__runtime_offsets[303]);
     cudaError_t cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 303, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 303, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18595,7 +18595,7 @@ static cudaError_t call_cudaLibraryGetKernelCount(unsigned int *count, cudaLibra
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count, lib);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 304, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 304, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18630,7 +18630,7 @@ cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLib
     cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__target((cubind__fnptr)slow_cudaLibraryGetKernelCount, &cubind__runtime_offsets[304]);
     cudaError_t cubind_status = cubind_fn(count, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 304, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 304, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18648,7 +18648,7 @@ static cudaError_t call_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsig
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(kernels, numKernels, lib);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 305, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 305, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18684,7 +18684,7 @@ cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsi
     cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__target((cubind__fnptr)slow_cudaLibraryEnumerateKernels, &cubind__runtime_offsets[305]);
     cudaError_t cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 305, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 305, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18702,7 +18702,7 @@ static cudaError_t call_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enu
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(kernel, attr, value, device);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 306, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 306, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18739,7 +18739,7 @@ cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, 
     cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__target((cubind__fnptr)slow_cudaKernelSetAttributeForDevice, &cubind__runtime_offsets[306]);
     cudaError_t cubind_status = cubind_fn(kernel, attr, value, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 306, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 306, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18757,7 +18757,7 @@ static cudaError_t call_cudaGetExportTable(const void **ppExportTable, const cud
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 307, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 307, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18792,7 +18792,7 @@ cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cu
     cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__target((cubind__fnptr)slow_cudaGetExportTable, &cubind__runtime_offsets[307]);
     cudaError_t cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 307, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 307, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18810,7 +18810,7 @@ static cudaError_t call_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const v
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(functionPtr, symbolPtr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 308, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 308, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18845,7 +18845,7 @@ cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const
     cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__target((cubind__fnptr)slow_cudaGetFuncBySymbol, &cubind__runtime_offsets[308]);
     cudaError_t cubind_status = cubind_fn(functionPtr, symbolPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 308, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 308, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -18863,7 +18863,7 @@ static cudaError_t call_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entry
         return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
     if (cubind_status != cudaSuccess)
-        return (cudaError_t)cubind__status_error(&cubind__runtime_symbols.table, 309, (int)cubind_status);
+        return (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 309, (int)cubind_status);
     return cubind_status;
 }
 
@@ -18898,7 +18898,7 @@ cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entry
     cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__target((cubind__fnptr)slow_cudaGetKernel, &cubind__runtime_offsets[309]);
     cudaError_t cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
-        return (cudaError_t)cubind__wrapper_status_error(&cubind__runtime_symbols.table, 309, (int)cubind_status);
+        return (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 309, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
