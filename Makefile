@@ -40,6 +40,9 @@ include generated/build.mk
 
 LIB_SOURCES := $(wildcard loader/*.c) $(wildcard generated/src/*.c)
 LIB_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SOURCES))
+# The static library's: the same sources compiled for embedding (CUBIND_EMBEDDED: cubind/platform.h
+# makes the API hidden), so a shared library that links libcubind.a exports none of cubind's symbols.
+EMBEDDED_OBJECTS := $(patsubst %.c,$(BUILD)/obj-embedded/%.o,$(LIB_SOURCES))
 PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard generated/include/cubind/*.h)
 BUILT_HEADERS := $(addprefix $(BUILD)/include/cubind/,$(notdir $(PUBLIC_HEADERS)))
 
@@ -53,6 +56,9 @@ SONAME := libcubind.so.$(VERSION_MAJOR)
 REALNAME := libcubind.so.$(VERSION)
 # Only cubind_* is exported (abi/libcubind.map); abi/symbols.txt and abi/layout.txt are the baseline.
 VERSION_SCRIPT := abi/libcubind.map
+# The version node of every export (abi/libcubind.map): CUBIND_0.<MINOR> while the major version is
+# 0 (a minor release may change the ABI), CUBIND_<MAJOR> from 1.0 on.
+VERSION_NODE := CUBIND_$(VERSION_MAJOR)$(if $(filter 0,$(VERSION_MAJOR)),.$(VERSION_MINOR))
 
 LIBRARY_SO := $(BUILD)/lib/libcubind.so
 LIBRARY_SONAME := $(BUILD)/lib/$(SONAME)
@@ -101,9 +107,13 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # lookups of generated/src/libraries.c) a table of pointers, each relocated at start-up (650 in
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
+LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(INCLUDES) -Iloader
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(INCLUDES) -Iloader -c $< -o $@
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+$(BUILD)/obj-embedded/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DCUBIND_EMBEDDED -c $< -o $@
 
 # -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
 # through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first
@@ -125,7 +135,7 @@ $(LIBRARY_SONAME): $(LIBRARY_REAL)
 $(LIBRARY_SO): $(LIBRARY_SONAME)
 	ln -sf $(SONAME) $@
 
-$(LIBRARY_A): $(LIB_OBJECTS)
+$(LIBRARY_A): $(EMBEDDED_OBJECTS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^

@@ -274,8 +274,8 @@ test-makefiles:
 	@echo "test-makefiles: no variable used before its definition; test-valgrind builds its mocks, \
 	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate"
 
-# The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
-# abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
+# The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*, each
+# with its version node, and the node itself: abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
 # (abi/layout.py writes the program). A removal or change fails; additions are reported.
 EXPORTS_DIR := $(TEST_BUILD)/exports
 
@@ -294,8 +294,10 @@ $(EXPORTS_DIR)/layout.txt: $(EXPORTS_DIR)/layout
 	$< | LC_ALL=C sort > $@
 
 test-exports: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
-	@if grep -v '^cubind_' $(EXPORTS_DIR)/symbols.txt; then \
-	    echo "test-exports: $(LIBRARY_REAL) exports symbols other than cubind_* (above)"; exit 1; fi
+	@grep -q '^$(VERSION_NODE) {' $(VERSION_SCRIPT) || \
+	    { echo "test-exports: the version node of $(VERSION_SCRIPT) is not $(VERSION_NODE) (include/cubind/version.h)"; exit 1; }
+	@if grep -v -x -e 'cubind_[A-Za-z0-9_]*@@$(VERSION_NODE)' -e '$(VERSION_NODE)' $(EXPORTS_DIR)/symbols.txt; then \
+	    echo "test-exports: $(LIBRARY_REAL) exports symbols other than cubind_*@@$(VERSION_NODE) (above)"; exit 1; fi
 	@readelf -d $(LIBRARY_REAL) | grep -q "SONAME.*\[$(SONAME)\]" || \
 	    { echo "test-exports: the soname of $(LIBRARY_REAL) is not $(SONAME)"; exit 1; }
 	@sh abi/compare.sh "exported symbols" abi/symbols.txt $(EXPORTS_DIR)/symbols.txt
