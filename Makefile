@@ -13,12 +13,20 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 # SAN=address,undefined or SAN=thread builds everything with that sanitizer, in its own tree.
 SAN ?=
+# The generated tree to build: the checked-in generated/, or any tree the generator wrote
+# (`make generate LIBRARIES="cufft cublas" OUT=dir`, then `make GENERATED=dir`), built in its own
+# build/tree-<dir>. TRACE=0 builds without call tracing (CUBIND_NO_TRACE: loader/trace.h), in
+# its own build tree too.
+GENERATED ?= generated
+TRACE ?= 1
+TREE_BUILD := build$(if $(filter-out generated,$(GENERATED)),/tree-$(notdir $(abspath $(GENERATED))))$(if $(filter 0,$(TRACE)),/no-trace)
+TRACE_FLAGS := $(if $(filter 0,$(TRACE)),-DCUBIND_NO_TRACE)
 
 ifeq ($(SAN),)
-BUILD ?= build
+BUILD ?= $(TREE_BUILD)
 SAN_FLAGS :=
 else
-BUILD ?= build/san-$(subst $(comma),-,$(SAN))
+BUILD ?= $(TREE_BUILD)/san-$(subst $(comma),-,$(SAN))
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 comma := ,
@@ -34,16 +42,16 @@ WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(WARNINGS) $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS_SAN := $(SAN_FLAGS)
-INCLUDES := -Iinclude -Igenerated/include
+INCLUDES := -Iinclude -I$(GENERATED)/include
 
-include generated/build.mk
+include $(GENERATED)/build.mk
 
-LIB_SOURCES := $(wildcard loader/*.c) $(wildcard generated/src/*.c)
+LIB_SOURCES := $(wildcard loader/*.c) $(wildcard $(GENERATED)/src/*.c)
 LIB_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SOURCES))
 # The static library's: the same sources compiled for embedding (CUBIND_EMBEDDED: cubind/platform.h
 # makes the API hidden), so a shared library that links libcubind.a exports none of cubind's symbols.
 EMBEDDED_OBJECTS := $(patsubst %.c,$(BUILD)/obj-embedded/%.o,$(LIB_SOURCES))
-PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard generated/include/cubind/*.h)
+PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard $(GENERATED)/include/cubind/*.h)
 BUILT_HEADERS := $(addprefix $(BUILD)/include/cubind/,$(notdir $(PUBLIC_HEADERS)))
 
 # cubind's version: include/cubind/version.h is its only source.
@@ -74,6 +82,9 @@ all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
 help:
 	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
+	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
+	@echo "make GENERATED=dir    build (and test: make test-passthrough GENERATED=dir) another generated tree"
+	@echo "make TRACE=0          build without call tracing (CUBIND_TRACE), in $(BUILD)/no-trace"
 	@echo "make check-generated  fail if generated/ differs from what the generator produces"
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
@@ -93,11 +104,20 @@ deps-test:
 	@sh tools/install-deps.sh $(TEST_DEPS)
 
 # --- generator --------------------------------------------------------------------------------
+# OUT: the tree to write or check (default $(GENERATED)); LIBRARIES: a subset of the configured
+# libraries (their ids kept), which a tree records (CUBIND_SELECTION in its build.mk) for checking.
+OUT ?= $(GENERATED)
+LIBRARIES ?= $(CUBIND_SELECTION)
+GENERATOR_ARGS = --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+                 $(if $(LIBRARIES),--libraries $(LIBRARIES))
 generate: deps-generator
-	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
+	@if [ -n "$(LIBRARIES)" ] && [ "$(abspath $(OUT))" = "$(abspath generated)" ]; then \
+	    echo "make generate: generated/ is the whole configuration; a subset (LIBRARIES=...) needs its own OUT=dir"; \
+	    exit 1; fi
+	$(PYTHON) -m generator generate $(GENERATOR_ARGS) --out $(OUT)
 
 check-generated: deps-generator
-	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
+	$(PYTHON) -m generator check $(GENERATOR_ARGS) --out $(OUT)
 
 # --- library ----------------------------------------------------------------------------------
 # TLS descriptors where the compiler has them (gcc; not clang 14): the thread-local error record
@@ -107,7 +127,7 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # lookups of generated/src/libraries.c) a table of pointers, each relocated at start-up (650 in
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
-LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(INCLUDES) -Iloader
+LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -Iloader
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
@@ -143,7 +163,7 @@ $(LIBRARY_A): $(EMBEDDED_OBJECTS)
 $(BUILD)/include/cubind/%.h: include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
-$(BUILD)/include/cubind/%.h: generated/include/cubind/%.h
+$(BUILD)/include/cubind/%.h: $(GENERATED)/include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -164,8 +184,8 @@ probe: deps-build
 INSTALL_DEPS := cmake
 PC_FILE := $(BUILD)/pkgconfig/cubind.pc
 CMAKE_FILES := $(BUILD)/cmake/cubindConfig.cmake $(BUILD)/cmake/cubindConfigVersion.cmake
-CDEF_FILES := $(wildcard generated/cdef/*.h)
-IR_FILES := $(wildcard generated/ir/*.json)
+CDEF_FILES := $(wildcard $(GENERATED)/cdef/*.h)
+IR_FILES := $(wildcard $(GENERATED)/ir/*.json)
 IR_SCHEMA := ir.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
 

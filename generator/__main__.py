@@ -1,11 +1,13 @@
 """Command line of the cubind generator.
 
-    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--out DIR]
-    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--out DIR]
+    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
+    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
 
 generate  parse the CUDA headers (stage 1), render every output (stage 2) and
           write the tree; nothing is written unless every step succeeded.
 check     regenerate in memory and compare with the tree; exit 1 on a difference.
+--libraries  only these libraries (names of generator/libraries.toml), with their pinned ids:
+          a tree that builds on its own (make GENERATED=DIR), with its own mocks and tests.
 Exit status 2 for a missing header directory, a header that fails to parse or an
 IR cubind cannot use; the message names the culprit.
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import macros, model, output, parallel, parse, render
+from . import macros, model, output, parallel, parse, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -27,18 +29,21 @@ from .typesel import TypeError_
 DEFAULT_CUDA = "/usr/local/cuda"
 
 
-def command_line(cuda_path: str, include_dirs: list[str]) -> str:
+def command_line(cuda_path: str, include_dirs: list[str], libraries: list[str] | None = None) -> str:
     """The command stamped into every file: the one that regenerates it."""
     suffix = "" if cuda_path == DEFAULT_CUDA else f" CUDA_PATH={cuda_path}"
     if include_dirs:
         suffix += f" INCLUDE_DIRS='{' '.join(include_dirs)}'"
+    if libraries:
+        suffix += f" LIBRARIES='{' '.join(libraries)}' OUT=<dir>"
     return f"make generate{suffix}"
 
 
 def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
-            previous: Path | None = None) -> dict[str, str]:
+            previous: Path | None = None, libraries: list[str] | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
-    parallel work, heaviest unit first; nothing produced depends on it)."""
+    parallel work, heaviest unit first; nothing produced depends on it). `libraries`: a subset
+    (generator/subset.py); None or empty: every configured library."""
     config = config_module.load(config_path)
     extra = tuple(Path(d) for d in include_dirs or ())
     # The toolkit's version is one more parse, made beside the units': each IR gets it after.
@@ -52,8 +57,10 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     for ir in irs:
         ir["cuda_version"] = cuda_version
         ir["header_version"] = ir["header_version"] or cuda_version
-    return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())),
-                             cuda_path)
+    built = model.build(config, irs)
+    if libraries:
+        built = subset.select(built, libraries)
+    return render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), libraries), cuda_path)
 
 
 def _include_dirs(extra: tuple[Path, ...], cuda_path: Path, unit: config_module.Unit) -> tuple[Path, ...]:
@@ -90,9 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--include-dir", action="append", default=[], metavar="DIR",
                         help="search DIR for headers before the toolkit's (NCCL or cuDNN outside it); repeatable")
     parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
+    parser.add_argument("--libraries", nargs="+", default=[], metavar="NAME",
+                        help="generate only these libraries (cufft cublas ...), keeping their ids")
     args = parser.parse_args(argv)
     try:
-        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out))
+        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
+                        libraries=args.libraries)
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2

@@ -138,6 +138,8 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
         context = common | {"m": module}
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(context)
         out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
+    for module in model.type_modules:  # a subset's: the types its modules use, not the functions
+        out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(common | {"m": module})
     out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
     out.update(half())
     return out

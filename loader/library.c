@@ -148,7 +148,12 @@ static int ensure_loaded(cubind_library library)
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
         tls_loading[library] = 1;
-        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0) {
+        if (cubind__libraries[library].soname_count == 0) { /* left out of a subset (generator --libraries) */
+            cubind__strbuf_printf(&why, "not part of this build of cubind, which was generated for a subset "
+                                        "of the libraries");
+            keep_failure(s, &why);
+            state = STATE_FAILED;
+        } else if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0) {
             state = STATE_LOADED;
         } else {
             keep_failure(s, &why);

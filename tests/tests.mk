@@ -12,7 +12,7 @@ RECORDER := $(MOCK_DIR)/libcubind_mock_recorder.so
 MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(MOCK_DIR)/$(CUBIND_SONAME_$(l)))
 HALF_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(l)))
 
-TEST_CFLAGS := $(ALL_CFLAGS) -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES) -Itests -Itests/mock -Igenerated/tests
+TEST_CFLAGS := $(ALL_CFLAGS) -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES) -Itests -Itests/mock -I$(GENERATED)/tests
 # Relative run paths: the test binaries also run from a copy of build/ on a GPU machine.
 # CMocka is found in $(TEST_BUILD)/lib first when a GPU run carried it there.
 TEST_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/lib' $(LDFLAGS_SAN)
@@ -23,7 +23,7 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 
 # The ABI check programs (see test-abi). Defined before any rule names them: make expands a
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
-ABI_UNITS := $(patsubst generated/tests/abi_%.c,%,$(wildcard generated/tests/abi_*.c))
+ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
@@ -31,20 +31,22 @@ C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_
            $(TEST_BUILD)/test_trace-inline \
            $(TEST_BUILD)/test_unload
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
-LIBRARY_CASES := $(TEST_BUILD)/obj/generated/tests/library_cases.o
+LIBRARY_CASES := $(TEST_BUILD)/obj/$(GENERATED)/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
 PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
-                         $(wildcard generated/tests/passthrough_*.c))
+                         $(wildcard $(GENERATED)/tests/passthrough_*.c))
 # The same tests through the inline form of the wrappers (CUBIND_INLINE, cubind/inline.h).
 PASSTHROUGH_INLINE := $(TEST_BUILD)/passthrough-inline
 PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
-                              $(patsubst %.c,$(TEST_BUILD)/obj-inline/%.o,$(wildcard generated/tests/passthrough_*.c))
+                              $(patsubst %.c,$(TEST_BUILD)/obj-inline/%.o,$(wildcard $(GENERATED)/tests/passthrough_*.c))
 
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
 LINK_FLAGS_FILES := Makefile tests/tests.mk
 
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
+# Embedding: subsets, the amalgamation, the CMake subdirectory, two copies in one process.
+include tests/embed/embed.mk
 
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
@@ -79,7 +81,7 @@ compilers:
 	        echo "compilers: $$n of $(words $(ABI_PROGRAMS)) ABI programs built with $(OTHER_CC)"; exit 1; fi; \
 	    echo "compilers: library, probe, mocks, tests and $$n ABI programs built with $(OTHER_CC)"
 
-$(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
+$(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h $(GENERATED)/tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
@@ -89,10 +91,10 @@ $(RECORDER): tests/mock/recorder.c tests/mock/recorder.h
 
 # A mock of each library, named by its soname; the half mocks export every other symbol only.
 define mock_rules
-$(MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
+$(MOCK_DIR)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN' $(LDFLAGS_SAN)
-$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
+$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
 	@mkdir -p $$(dir $$@)
 	$(CC) $(TEST_CFLAGS) -DCUBIND_MOCK_HALF -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
@@ -102,7 +104,7 @@ $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
 $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
-$(TEST_BUILD)/obj-inline/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
+$(TEST_BUILD)/obj-inline/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h $(GENERATED)/tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DCUBIND_INLINE -c $< -o $@
 
@@ -142,20 +144,20 @@ $(TEST_BUILD)/sgemm: examples/sgemm.c examples/check.h $(LIBRARY_SO) $(BUILT_HEA
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) -lm
 
-# --- ABI: cubind's declarations against NVIDIA's (generated/tests/abi_<unit>.c) ------------------
+# --- ABI: cubind's declarations against NVIDIA's ($(GENERATED)/tests/abi_<unit>.c) ------------------
 # Each check program is built with cubind's headers alone and with NVIDIA's headers first, as C
 # and as C++; the NVIDIA builds assert every wrapper's function type at compile time, and the three
 # programs must print the same values, sizes, alignments and offsets.
 ABI_FLAGS := -Wno-deprecated-declarations -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES)
 CXX_WARNINGS := -std=c++17 -Wall -Wextra -Werror -pedantic
 
-$(TEST_BUILD)/abi/%-cubind: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-cubind: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-nvidia: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-cxx: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
 	    -x c++ $< -x none -o $@
@@ -168,11 +170,11 @@ test-abi: $(ABI_PROGRAMS)
 	    { echo "abi $$u: cubind's declarations differ from NVIDIA's:"; \
 	      diff $(TEST_BUILD)/abi/$$u-nvidia.txt $(TEST_BUILD)/abi/$$u-cubind.txt; exit 1; }; \
 	    echo "abi $$u: $$(wc -l < $(TEST_BUILD)/abi/$$u-cubind.txt) values, sizes and offsets identical; \
-	$$(grep -c "picks the wrapper out of" generated/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
+	$$(grep -c "picks the wrapper out of" $(GENERATED)/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
 	done
 
 # cubind's headers and NVIDIA's in one translation unit, in both orders, as C11, C++11 and C++17,
-# with both compilers (generated/tests/include_order.c). NVIDIA's directory is a system one, as
+# with both compilers ($(GENERATED)/tests/include_order.c). NVIDIA's directory is a system one, as
 # in real builds: its own headers do not compile warning-free with -Werror.
 HEADER_ORDER_FLAGS := -Wall -Wextra -Werror -pedantic -Wshadow $(INCLUDES) \
                       -isystem $(CUDA_PATH)/include
@@ -181,10 +183,10 @@ test-headers: $(PUBLIC_HEADERS)
 	@for form in outline inline; do for order in cubind-first nvidia-first; do \
 	    define="$$([ $$order = nvidia-first ] && echo -DCUBIND_NVIDIA_FIRST) $$([ $$form = inline ] && echo -DCUBIND_INLINE -fPIC)"; \
 	    for cc in gcc clang; do \
-	        $$cc -std=c11 $(HEADER_ORDER_FLAGS) $$define generated/tests/include_order.c \
+	        $$cc -std=c11 $(HEADER_ORDER_FLAGS) $$define $(GENERATED)/tests/include_order.c \
 	            -o $(TEST_BUILD)/headers/$$cc-$$order-$$form -Wl,--unresolved-symbols=ignore-all || exit 1; done; \
 	    for cxx in g++ clang++; do for std in c++11 c++17; do \
-	        $$cxx -std=$$std $(HEADER_ORDER_FLAGS) $$define -x c++ generated/tests/include_order.c \
+	        $$cxx -std=$$std $(HEADER_ORDER_FLAGS) $$define -x c++ $(GENERATED)/tests/include_order.c \
 	            -o $(TEST_BUILD)/headers/$$cxx-$$std-$$order-$$form -Wl,--unresolved-symbols=ignore-all || exit 1; \
 	    done; done; \
 	done; done
@@ -345,7 +347,7 @@ $(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS) $(L
 	$(CC) $(TEST_CFLAGS) $(CUDA_RUNTIME_CFLAGS) $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lcmocka -lm
 
 # NAME=soname of each library's mock, for tests/gpu/run.sh (the paths differ on the GPU machine).
-$(MOCK_DIR)/environment.txt: generated/build.mk
+$(MOCK_DIR)/environment.txt: $(GENERATED)/build.mk
 	@mkdir -p $(dir $@)
 	printf '%s\n' $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(CUBIND_SONAME_$(l))) > $@
 
