@@ -30,6 +30,8 @@ BUILD ?= $(TREE_BUILD)/san-$(subst $(comma),-,$(SAN))
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 comma := ,
+empty :=
+space := $(empty) $(empty)
 
 BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
@@ -74,7 +76,7 @@ LIBRARY_REAL := $(BUILD)/lib/$(REALNAME)
 LIBRARY_A := $(BUILD)/lib/libcubind.a
 PROBE := $(BUILD)/bin/cubind-probe
 
-.PHONY: bench all help deps deps-build deps-generator deps-test generate check-generated probe test \
+.PHONY: bench all help deps deps-build deps-generator deps-test generate check-generated probe test amalgamation \
         test-generator test-c compilers install deps-install clean
 
 all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
@@ -85,6 +87,7 @@ help:
 	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
 	@echo "make GENERATED=dir    build (and test: make test-passthrough GENERATED=dir) another generated tree"
 	@echo "make TRACE=0          build without call tracing (CUBIND_TRACE), in $(BUILD)/no-trace"
+	@echo "make amalgamation LIBRARIES=cufft API_PREFIX=mylib OUT=dir   one .h and one .c to vendor"
 	@echo "make check-generated  fail if generated/ differs from what the generator produces"
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
@@ -177,6 +180,18 @@ $(PROBE): tools/cubind_probe.c loader/strbuf.c loader/strbuf.h $(LIBRARY_SO) $(B
 probe: deps-build
 	$(MAKE) all
 	$(PROBE)
+
+# --- amalgamation: make amalgamation [LIBRARIES="cufft"] [API_PREFIX=mylib] [OUT=dir] ------------
+# cubind as <name>.h and <name>.c (name: API_PREFIX, else cubind) that compile alone, for projects
+# that vendor it (docs/embedding.md): the tree $(GENERATED), or a subset generated for LIBRARIES
+# given here; API_PREFIX renames cubind's identifiers (two copies in one linked object).
+API_PREFIX ?=
+AMALGAMATION_OUT := $(if $(filter command line environment,$(origin OUT)),$(OUT),$(BUILD)/amalgamation)
+AMALGAMATION_TREE := $(if $(filter command line,$(origin LIBRARIES)),$(BUILD)/amalgamation-tree/$(subst $(space),-,$(strip $(LIBRARIES))),$(GENERATED))
+amalgamation: deps-generator
+	$(if $(filter command line,$(origin LIBRARIES)),$(PYTHON) -m generator generate $(GENERATOR_ARGS) --out $(AMALGAMATION_TREE))
+	$(PYTHON) -m generator amalgamate --tree $(AMALGAMATION_TREE) $(if $(API_PREFIX),--prefix $(API_PREFIX)) \
+	    --out $(AMALGAMATION_OUT)
 
 # --- install: make install PREFIX=/opt/cubind [DESTDIR=/stage] -------------------------------------
 # Copies what `make` built (nothing is compiled here) and the data files for FFI authors:

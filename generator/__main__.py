@@ -2,12 +2,15 @@
 
     python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
     python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
+    python3 -m generator amalgamate --tree DIR [--prefix NAME] --out DIR
 
 generate  parse the CUDA headers (stage 1), render every output (stage 2) and
           write the tree; nothing is written unless every step succeeded.
 check     regenerate in memory and compare with the tree; exit 1 on a difference.
 --libraries  only these libraries (names of generator/libraries.toml), with their pinned ids:
           a tree that builds on its own (make GENERATED=DIR), with its own mocks and tests.
+amalgamate  a generated tree (--tree) with the loader as NAME.h and NAME.c in --out, which
+          compile alone (generator/amalgamate.py); --prefix NAME renames cubind's identifiers.
 Exit status 2 for a missing header directory, a header that fails to parse or an
 IR cubind cannot use; the message names the culprit.
 """
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import macros, model, output, parallel, parse, render, subset
+from . import amalgamate, macros, model, output, parallel, parse, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -91,7 +94,7 @@ def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, uni
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m generator", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=["generate", "check"])
+    parser.add_argument("action", choices=["generate", "check", "amalgamate"])
     parser.add_argument("--cuda-path", default=DEFAULT_CUDA, help="CUDA toolkit root (its include/ is parsed)")
     parser.add_argument("--out", default="generated", help="the generated tree")
     parser.add_argument("--include-dir", action="append", default=[], metavar="DIR",
@@ -99,7 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
     parser.add_argument("--libraries", nargs="+", default=[], metavar="NAME",
                         help="generate only these libraries (cufft cublas ...), keeping their ids")
+    parser.add_argument("--tree", help="amalgamate: the generated tree (generated, or a subset's)")
+    parser.add_argument("--prefix", help="amalgamate: <prefix>_* instead of cubind_* (a C identifier)")
     args = parser.parse_args(argv)
+    if args.action == "amalgamate":
+        return _amalgamate(args)
     try:
         files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
                         libraries=args.libraries)
@@ -118,6 +125,28 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     changed = output.write_tree(out, files)
     print(f"cubind generator: wrote {len(files)} files to {out} ({len(changed)} changed)")
+    return 0
+
+
+def _amalgamate(args: argparse.Namespace) -> int:
+    if args.tree is None:
+        parser_error = "amalgamate needs --tree DIR"
+        print(f"cubind generator: error: {parser_error}", file=sys.stderr)
+        return 2
+    if args.prefix is not None and not (args.prefix.isidentifier() and args.prefix.isascii()
+                                        and args.prefix.lower() == args.prefix):
+        print(f"cubind generator: error: --prefix {args.prefix!r} is not a lower-case C identifier", file=sys.stderr)
+        return 2
+    try:
+        files = amalgamate.amalgamate(Path(args.tree), args.prefix)
+    except amalgamate.AmalgamateError as exc:
+        print(f"cubind generator: error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text)
+    print(f"cubind generator: wrote {', '.join(str(out / n) for n in files)} from {args.tree}")
     return 0
 
 
