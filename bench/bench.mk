@@ -4,6 +4,8 @@
 #   make bench           every row of docs/benchmarks.md (callgrind, strace, timings), and
 #                        rewrites that file with the figures, the machine, the date and the command
 #   make bench-generate  only the `make generate` timing (BENCH_GENERATE_RUNS runs, median)
+#   make bench-size      only the size rows: stripped sizes of the full library, subsets and a program
+#                        embedding the cuFFT-only amalgamation, with and without tracing (bench/sizes.py)
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_CALLEE := $(BENCH_DIR)/callee/libcublas.so.13
@@ -45,6 +47,10 @@ test-bench-build: $(BENCH_PROGRAMS)
 
 bench: deps-generator deps-bench $(BENCH_PROGRAMS)
 	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) --out docs/benchmarks.md
+
+# Stripped sizes of the full library, subsets and an embedding program, traced and not (bench/sizes.py).
+bench-size: deps-generator
+	$(PYTHON) bench/sizes.py --build $(BUILD) --out $(BENCH_DIR)/size.md
 
 bench-generate: deps-generator
 	$(PYTHON) bench/report.py --generate-only --generate-runs $(BENCH_GENERATE_RUNS) --out $(BENCH_DIR)/generate.md

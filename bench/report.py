@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import sizes  # bench/sizes.py, beside this file
+
 ROOT = Path(__file__).resolve().parent.parent
 GPU_RESULTS = ROOT / "bench" / "gpu" / "results.md"  # the last `make bench-gpu`, recorded from the GPU machine
 CALLS = 1000  # calls per per-call row
@@ -451,6 +453,8 @@ def main() -> int:
     text += ("" if args.generate_only else ROWS_NOTE.format(calls=CALLS)) + "\n" + table(result) + "\n"
     for note in notes:
         text += "\n" + note + "\n"
+    if not args.generate_only:
+        text += "\n" + sizes.section(Path(args.build))  # issue 20's rows: bench/sizes.py, make bench-size
     text += ("\nEarlier wall-clock notes on the wrapper's cost over a `dlsym`'ed pointer: "
              "[bench/results.md](../bench/results.md).\n" if not args.generate_only else "")
     if not args.generate_only and GPU_RESULTS.exists():

@@ -1,7 +1,9 @@
 # tests/embed/embed.mk - embedding (docs/embedding.md), included by tests/tests.mk; `make test-c` runs it.
 #
 #   make test-embed   a subset generated apart (its own library, mocks and passthrough tests, pinned
-#                     ids, the libraries it leaves out reported absent), ...
+#                     ids, the libraries it leaves out reported absent); the amalgamation compiled
+#                     alone; docs/embedding.md's examples as printed; two embedders in one process;
+#                     the shared traced path on every kind of argument
 
 EMBED_DIR := $(TEST_BUILD)/embed
 # The subset the tests generate, and its own tree and build.
@@ -134,3 +136,12 @@ test-embed-two: $(EMBED_TWO)/libembedder_a.so $(EMBED_TWO)/libembedder_b.so test
 	    $(abspath $(EMBED_TWO))/libembedder_a.so $(abspath $(EMBED_TWO))/libembedder_b.so
 	@echo "test-embed: two embedders in one process (linked, and dlopen + dlclose + fork): each its own state; \
 	each exports $$(wc -l < $(EMBED_TWO)/exports-a.txt) functions of its own, nothing of cubind"
+
+# --- the shared traced path on every kind of a description (tests/embed/trace_log_check.c) --------
+.PHONY: test-embed-trace
+test-embed: test-embed-trace
+test-embed-trace: tests/embed/trace_log_check.c test-embed-subset
+	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include -Iloader $< -o $(EMBED_DIR)/trace_log_check \
+	    $(EMBED_TREE_BUILD)/lib/libcubind.a -ldl -lpthread $(LDFLAGS_SAN)
+	rm -f $(EMBED_DIR)/trace.txt
+	CUBIND_TRACE=1 CUBIND_TRACE_FILE=$(abspath $(EMBED_DIR))/trace.txt $(EMBED_DIR)/trace_log_check $(EMBED_DIR)/trace.txt
