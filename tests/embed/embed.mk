@@ -145,3 +145,25 @@ test-embed-trace: tests/embed/trace_log_check.c test-embed-subset
 	    $(EMBED_TREE_BUILD)/lib/libcubind.a -ldl -lpthread $(LDFLAGS_SAN)
 	rm -f $(EMBED_DIR)/trace.txt
 	CUBIND_TRACE=1 CUBIND_TRACE_FILE=$(abspath $(EMBED_DIR))/trace.txt $(EMBED_DIR)/trace_log_check $(EMBED_DIR)/trace.txt
+
+# --- the version node: a program linked against this libcubind.so refuses one of another minor -----
+# (a stand-in libcubind.so.0 whose only export, cubind_version, is under the next minor's node).
+EMBED_NODE := $(EMBED_DIR)/node
+EMBED_NEXT_NODE := CUBIND_$(VERSION_MAJOR).$(word 2,$(subst ., ,$(EMBED_NEXT_VERSION)))
+.PHONY: test-embed-version
+test-embed: test-embed-version
+test-embed-version: tests/embed/print_version.c $(LIBRARY_SO) $(VERSION_SCRIPT)
+	@mkdir -p $(EMBED_NODE)/next
+	$(CC) $(ALL_CFLAGS) $(INCLUDES) $< -o $(EMBED_NODE)/print_version -L$(BUILD)/lib -lcubind $(LDFLAGS_SAN)
+	sed 's/^$(VERSION_NODE) {$$/$(EMBED_NEXT_NODE) {/' $(VERSION_SCRIPT) > $(EMBED_NODE)/next/libcubind.map
+	printf 'const char *cubind_version(void);\nconst char *cubind_version(void) { return "$(EMBED_NEXT_VERSION)"; }\n' \
+	    > $(EMBED_NODE)/next/version.c
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(EMBED_NODE)/next/libcubind.map \
+	    $(EMBED_NODE)/next/version.c -o $(EMBED_NODE)/next/$(SONAME) $(LDFLAGS_SAN)
+	LD_LIBRARY_PATH=$(abspath $(BUILD)/lib) $(EMBED_NODE)/print_version | grep -q -x "$(VERSION)"
+	@if LD_LIBRARY_PATH=$(abspath $(EMBED_NODE)/next) $(EMBED_NODE)/print_version > $(EMBED_NODE)/next.log 2>&1; then \
+	    echo "test-embed: a program linked against $(VERSION_NODE) ran with a $(EMBED_NEXT_NODE) libcubind:"; \
+	    cat $(EMBED_NODE)/next.log; exit 1; fi
+	@grep -q "version \`$(VERSION_NODE)' not found" $(EMBED_NODE)/next.log || { cat $(EMBED_NODE)/next.log; exit 1; }
+	@echo "test-embed: linked against $(VERSION_NODE), a program refuses a libcubind.so.0 of $(EMBED_NEXT_NODE): \
+	$$(cat $(EMBED_NODE)/next.log)"
