@@ -130,8 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _amalgamate(args: argparse.Namespace) -> int:
     if args.tree is None:
-        parser_error = "amalgamate needs --tree DIR"
-        print(f"cubind generator: error: {parser_error}", file=sys.stderr)
+        print("cubind generator: error: amalgamate needs --tree DIR", file=sys.stderr)
         return 2
     if args.prefix is not None and not (args.prefix.isidentifier() and args.prefix.isascii()
                                         and args.prefix.lower() == args.prefix):

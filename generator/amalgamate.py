@@ -68,22 +68,24 @@ def directives(name: str, text: str) -> list[Directive]:
     found = []
     depth = 0
     tokens = _tokens(name, text)
+    lines = [t.location.line for t in tokens]
     for i, token in enumerate(tokens):
-        first_on_line = i == 0 or tokens[i - 1].location.line != token.location.line
-        if token.spelling != "#" or not first_on_line or i + 1 == len(tokens):
+        if token.spelling != "#" or (i > 0 and lines[i - 1] == lines[i]) or i + 1 == len(tokens):
             continue
-        line = token.location.line
+        line = lines[i]
+        end = i + 2
+        while end < len(tokens) and lines[end] == line:
+            end += 1
         word = tokens[i + 1].spelling
-        rest = [t.spelling for t in tokens[i + 2:] if t.location.line == line] if word == "include" else []
-        if word in ("endif",):
+        rest = [t.spelling for t in tokens[i + 2:end]]
+        if word == "endif":
             depth -= 1
         target = None
-        if rest and rest[0].startswith('"'):
+        if word == "include" and rest and rest[0].startswith('"'):
             target = rest[0][1:-1]
-        elif rest and rest[0] == "<":
+        elif word == "include" and "<" in rest[:1] and ">" in rest:
             target = "".join(rest[:rest.index(">") + 1])
-        argument = tokens[i + 2].spelling if i + 2 < len(tokens) and tokens[i + 2].location.line == line else None
-        found.append(Directive(line - 1, word, target, depth, argument))
+        found.append(Directive(line - 1, word, target, depth, rest[0] if rest else None))
         if word in CONDITIONALS_OPEN:
             depth += 1
     return found
@@ -193,10 +195,15 @@ class _Inliner:
 
 
 def _shown(path: Path) -> str:
-    try:
+    """How the banners name a file: from the repository's root, or a tree's file from the tree
+    (<tree>/src/cufft.c as src/cufft.c)."""
+    if path.is_relative_to(ROOT):
         return str(path.relative_to(ROOT))
-    except ValueError:
-        return path.name
+    for part in ("include", "src"):
+        if part in path.parts:
+            at = len(path.parts) - 1 - path.parts[::-1].index(part)
+            return str(Path(*path.parts[at:]))
+    return path.name
 
 
 def _local_renames(sources: list[tuple[Path, str]], include_dirs: list[Path]) -> dict[Path, dict[str, str]]:
@@ -210,11 +217,21 @@ def _local_renames(sources: list[tuple[Path, str]], include_dirs: list[Path]) ->
     return renames
 
 
-def amalgamate(tree: Path, prefix: str | None = None, stamp: str = "") -> dict[str, str]:
+def _stamp(tree: Path, prefix: str | None) -> str:
+    """What the files hold and how to make them again (the tree's libraries: its build.mk)."""
+    built = next((line.split(":=", 1)[1].strip() for line in (tree / "build.mk").read_text().splitlines()
+                  if line.startswith("CUBIND_LIBRARIES :=")), "?")
+    command = f"make amalgamation LIBRARIES=\"{built}\"" + (f" API_PREFIX={prefix}" if prefix else "")
+    return (f"\n *\n * The libraries: {built}. Generated from cubind's sources and a generated tree; do not edit:"
+            f"\n * regenerate with\n *     {command}")
+
+
+def amalgamate(tree: Path, prefix: str | None = None) -> dict[str, str]:
     """{"<name>.h": text, "<name>.c": text} for the generated tree `tree`."""
-    if not (tree / "src" / "libraries.c").is_file():
-        raise AmalgamateError(f"{tree} is not a generated tree (no src/libraries.c)")
+    if not (tree / "src" / "libraries.c").is_file() or not (tree / "build.mk").is_file():
+        raise AmalgamateError(f"{tree} is not a generated tree (no src/libraries.c or build.mk)")
     name = prefix or "cubind"
+    stamp = _stamp(tree, prefix)
     search = [tree / "include", INCLUDE, LOADER]
     inliner = _Inliner(search)
     header_path = inliner.find("cubind/cubind.h", INCLUDE / "cubind" / "cubind.h")
@@ -234,7 +251,7 @@ def amalgamate(tree: Path, prefix: str | None = None, stamp: str = "") -> dict[s
     system = "".join(f"#include {h}\n" for h in inliner.system)
     source = (f"/*\n * {name}.c - cubind as one source (with {name}.h){stamp}\n *\n"
               " * Compile it alone (cc -c, C11); link -ldl -lpthread. Its symbols are hidden: a shared\n"
-              " * library that links it exports none of them (define CUBIND_API to choose otherwise).\n */\n"
+              f" * library that links it exports none of them (define {name.upper()}_API to choose otherwise).\n */\n"
               "#define _GNU_SOURCE\n#if !defined(CUBIND_EMBEDDED)\n#define CUBIND_EMBEDDED 1\n#endif\n"
               f"{system}\n"
               "/* Everything below is hidden: the loader's internals are not exported either. */\n"
