@@ -22,8 +22,8 @@
 extern _Atomic int cubind__trace_state;
 
 /* CUBIND_NO_TRACE (make TRACE=0): a build without tracing. Every wrapper's traced path is then
- * unreachable and the compiler drops it (about a third of the library), and CUBIND_TRACE is
- * ignored, with one line on stderr saying so. */
+ * unreachable and the compiler drops it (the full library stripped: 3.05 MB -> 1.70 MB, `make
+ * bench-size`), and CUBIND_TRACE is ignored, with one line on stderr saying so. */
 static inline int cubind__tracing(void)
 {
 #if defined(CUBIND_NO_TRACE)
