@@ -63,7 +63,9 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     built = model.build(config, irs)
     if libraries:
         built = subset.select(built, libraries)
-    return render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), libraries), cuda_path)
+    # the selection in the configuration's order: the same files whatever order it was given in
+    return render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection)),
+                             cuda_path)
 
 
 def _include_dirs(extra: tuple[Path, ...], cuda_path: Path, unit: config_module.Unit) -> tuple[Path, ...]:
